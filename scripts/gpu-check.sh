@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# Build tally on a GPU machine and run everything that needs the GPU: the CTest suite
+# (host and GPU tests), every benchmark binary, and `tally verify`. Writes every log to
+# $OUT (or <build dir>/logs) and prints a short summary last. Exits non-zero when any
+# step failed (the summary is printed anyway).
+#
+# usage: scripts/gpu-check.sh [--tests-only | --bench-only] [--no-build]
+#                             [--build-dir DIR] [--filter REGEX]
+#   --tests-only      build without benchmarks; run CTest and `tally verify` only
+#   --bench-only      build without tests; run the benchmarks only
+#   --no-build        use the existing build directory as it is
+#   --build-dir DIR   build directory (default: build/gpu)
+#   --filter REGEX    run only the CTest tests matching REGEX (ctest -R)
+# environment:
+#   TALLY_BENCH_ARGS  extra arguments for every benchmark binary (word-split),
+#                     e.g. TALLY_BENCH_ARGS='--benchmark_filter=int32'
+#   TALLY_COMMIT      the commit being tested (else the file .commit, else git, else unknown)
+#   OUT               where the logs go (default: <build dir>/logs)
+set -uo pipefail
+
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
+
+run_tests=1
+run_bench=1
+build=1
+build_dir=build/gpu
+filter=""
+while (($#)); do
+  case "$1" in
+    --tests-only) run_bench=0 ;;
+    --bench-only) run_tests=0 ;;
+    --no-build) build=0 ;;
+    --build-dir) [ $# -ge 2 ] || { usage >&2; exit 2; }; build_dir=$2; shift ;;
+    --build-dir=*) build_dir=${1#*=} ;;
+    --filter) [ $# -ge 2 ] || { usage >&2; exit 2; }; filter=$2; shift ;;
+    --filter=*) filter=${1#*=} ;;
+    -h | --help) usage; exit 0 ;;
+    *) echo "unknown option: $1" >&2; usage >&2; exit 2 ;;
+  esac
+  shift
+done
+if ((!run_tests && !run_bench)); then
+  echo "--tests-only and --bench-only exclude each other" >&2
+  exit 2
+fi
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
+root=$(pwd)
+case "$build_dir" in /*) ;; *) build_dir="$root/$build_dir" ;; esac
+log_dir=${OUT:-$build_dir/logs}
+mkdir -p "$log_dir" || exit 2
+log_dir=$(cd "$log_dir" && pwd)
+
+if [ -n "${TALLY_COMMIT:-}" ]; then
+  commit=$TALLY_COMMIT
+elif [ -s .commit ]; then
+  commit=$(head -n 1 .commit)
+elif git rev-parse HEAD >/dev/null 2>&1; then
+  commit=$(git rev-parse HEAD)
+  git diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitted changes)"
+else
+  commit=unknown
+fi
+
+jobs=$(nproc 2>/dev/null || echo 4)
+failed=()  # names of the steps that failed
+step() { echo; echo "=== $*"; }
+
+# --- configure and build --------------------------------------------------------------
+if ((build)); then
+  step "configure ($build_dir)"
+  cmake_args=(-S "$root" -B "$build_dir" -G Ninja
+    -DCMAKE_BUILD_TYPE=Release
+    -DCMAKE_CUDA_ARCHITECTURES=90
+    -DTALLY_BUILD_TESTS=$([ $run_tests = 1 ] && echo ON || echo OFF)
+    -DTALLY_BUILD_BENCHMARKS=$([ $run_bench = 1 ] && echo ON || echo OFF)
+    -DTALLY_BUILD_TOOLS=ON)
+  # CMake 4 refuses packages whose config files ask for a policy version below 3.5.
+  cmake_major=$(cmake --version | awk 'NR==1 {split($3, v, "."); print v[1]}')
+  if [ "${cmake_major:-0}" -ge 4 ]; then cmake_args+=(-DCMAKE_POLICY_VERSION_MINIMUM=3.5); fi
+  if cmake "${cmake_args[@]}" 2>&1 | tee "$log_dir/configure.log"; then
+    step "build ($jobs jobs)"
+    SECONDS=0
+    # -k 0: build every target that can be built, so that one broken file does not hide the rest.
+    if cmake --build "$build_dir" --parallel "$jobs" -- -k 0 2>&1 | tee "$log_dir/build.log"; then
+      echo "build took ${SECONDS}s"
+    else
+      failed+=("build")
+    fi
+  else
+    failed+=("configure")
+  fi
+fi
+
+# --- device ---------------------------------------------------------------------------
+step "device"
+device=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)
+nvsmi_rc=$?
+echo "$device" | tee "$log_dir/device.log"
+if ((nvsmi_rc != 0)); then
+  failed+=("nvidia-smi")
+  device="unknown (nvidia-smi failed)"
+fi
+device=$(echo "$device" | paste -sd ';' - | sed 's/;/; /g')
+
+# --- tests ----------------------------------------------------------------------------
+ctest_summary="not run"
+verify_line="not run"
+if ((run_tests)); then
+  step "ctest${filter:+ -R $filter}"
+  ctest_args=(--test-dir "$build_dir" --output-on-failure --no-tests=error)
+  [ -n "$filter" ] && ctest_args+=(-R "$filter")
+  ctest "${ctest_args[@]}" 2>&1 | tee "$log_dir/ctest.log"
+  ctest_rc=${PIPESTATUS[0]}
+  ctest_summary=$(grep -E '^[0-9]+% tests passed' "$log_dir/ctest.log" | tail -n 1)
+  [ -n "$ctest_summary" ] || ctest_summary=$(grep -E 'No tests were found' "$log_dir/ctest.log" | tail -n 1)
+  [ -n "$ctest_summary" ] || ctest_summary="no summary line (see ctest.log)"
+  skipped=$(grep -c '\*\*\*Skipped' "$log_dir/ctest.log")
+  ctest_summary="$ctest_summary; $skipped skipped"
+  ((ctest_rc == 0)) || failed+=("ctest")
+
+  step "tally verify"
+  if [ -x "$build_dir/tally" ]; then
+    "$build_dir/tally" verify 2>&1 | tee "$log_dir/verify.log"
+    verify_rc=${PIPESTATUS[0]}
+    verify_line=$(grep -v '^[[:space:]]*$' "$log_dir/verify.log" | tail -n 1)
+    verify_line="${verify_line:-(no output)} [exit $verify_rc]"
+    ((verify_rc == 0)) || failed+=("verify")
+  else
+    echo "no $build_dir/tally" | tee "$log_dir/verify.log"
+    verify_line="no tally binary"
+    failed+=("verify")
+  fi
+fi
+
+# --- benchmarks -----------------------------------------------------------------------
+# Each bench_* binary runs in the log directory, so the Markdown tables it writes to a
+# relative path (bench_reduce's default is bench_reduce.md) land there. A benchmark that
+# writes no .md file gets the Markdown of its output (from the first "## " or "|" line
+# on) saved as <log dir>/<name>.md.
+tables=()
+if ((run_bench)); then
+  mapfile -t benches < <(find "$build_dir" -type f -perm -u+x -name 'bench_*' \
+                           -not -path '*/CMakeFiles/*' 2>/dev/null | sort)
+  if ((${#benches[@]} == 0)); then
+    step "benchmarks"
+    echo "no bench_* binaries in $build_dir"
+    failed+=("benchmarks (none found)")
+  fi
+  marker="$log_dir/.bench-start"
+  for bench in "${benches[@]}"; do
+    name=$(basename "$bench")
+    rm -f "$log_dir/$name.md"
+    touch "$marker"
+    step "$name ${TALLY_BENCH_ARGS:-}"
+    # shellcheck disable=SC2086  # TALLY_BENCH_ARGS is a list of arguments
+    (cd "$log_dir" && "$bench" ${TALLY_BENCH_ARGS:-}) 2>&1 | tee "$log_dir/$name.log"
+    bench_rc=${PIPESTATUS[0]}
+    ((bench_rc == 0)) || failed+=("$name")
+    mapfile -t written < <(find "$log_dir" -maxdepth 1 -type f -name '*.md' -newer "$marker" | sort)
+    if ((${#written[@]} == 0)); then
+      awk 'found || /^(## |\|)/ { found = 1; print }' "$log_dir/$name.log" > "$log_dir/$name.md"
+      if [ -s "$log_dir/$name.md" ]; then written=("$log_dir/$name.md"); else rm -f "$log_dir/$name.md"; fi
+    fi
+    tables+=("${written[@]}")
+  done
+  rm -f "$marker"
+fi
+
+# --- summary (last) -------------------------------------------------------------------
+echo
+echo "=== summary"
+echo "device:  $device"
+echo "commit:  $commit"
+if ((run_tests)); then
+  echo "ctest:   $ctest_summary"
+  echo "verify:  $verify_line"
+fi
+if ((run_bench)); then
+  if ((${#tables[@]})); then
+    echo "tables:  ${tables[0]}"
+    for t in "${tables[@]:1}"; do echo "         $t"; done
+  else
+    echo "tables:  none"
+  fi
+fi
+echo "logs:    $log_dir"
+if ((${#failed[@]})); then
+  echo "FAILED:  ${failed[*]}"
+  exit 1
+fi
+echo "all steps passed"
