@@ -1,0 +1,146 @@
+#pragma once
+// Per-thread accumulation, the first stage of every device reduction.
+//
+// The input is cut into tiles of Threads * ItemsPerThread items; block b takes tiles
+// b, b + grid, b + 2 grid, ... (a grid-stride loop over tiles). Within a tile thread t
+// loads its items with all loads issued before the first use, so that each thread has
+// ItemsPerThread items (up to 128 bytes) in flight, and folds them as a pairwise tree
+// (independent accumulators, not one serial chain). Contiguous inputs are read with
+// 16-byte vector loads once the pointer is aligned: the unaligned head (fewer than
+// 16 bytes) and the last partial tile are read item by item by the last block.
+//
+// The host sizes the grid to at most the number of full tiles, so when there is a full
+// tile every thread of every block has at least one item; only a grid of one block
+// over less than a tile leaves some threads empty, and those are a prefix-closed set
+// (thread t has items iff t < count). `valid` returns how many threads hold a value.
+
+#include <tally/detail/type_traits.cuh>
+
+TALLY_NAMESPACE_BEGIN
+namespace detail {
+
+/// How a contiguous input of V is read with vector loads: Width items of V per load.
+template <class V, int ItemsPerThread>
+struct vector_shape {
+  static constexpr int max_width = (sizeof(V) <= 8 && 16 % sizeof(V) == 0) ? int(16 / sizeof(V)) : 1;
+  static constexpr int width = [] {
+    int w = max_width;
+    while (w > 1 && ItemsPerThread % w != 0) w /= 2;
+    return w;
+  }();
+  static constexpr int bytes = width * int(sizeof(V));
+  using word = std::conditional_t<
+      bytes == 16, uint4,
+      std::conditional_t<bytes == 8, uint2,
+                         std::conditional_t<bytes == 4, unsigned int,
+                                            std::conditional_t<bytes == 2, unsigned short, unsigned char>>>>;
+};
+
+/// Where the items of an input are and how they may be read. `head` items come before
+/// the first vector-aligned item; `vectorized` is false when the input can't be read
+/// with vector loads (not contiguous, or a pointer not aligned to its own type).
+template <class It>
+struct input_range {
+  It first;
+  std::int64_t n;
+  int head;
+  bool vectorized;
+};
+
+template <class It, int ItemsPerThread>
+input_range<It> make_input_range(It first, std::int64_t n) {
+  input_range<It> range{first, n, 0, false};
+  if constexpr (is_contiguous_iterator_v<It>) {
+    using V = iter_value_t<It>;
+    using shape = vector_shape<V, ItemsPerThread>;
+    if constexpr (shape::width > 1) {
+      const auto address = reinterpret_cast<std::uintptr_t>(to_raw_pointer(first));
+      if (address % sizeof(V) == 0) {
+        const auto misalignment = address % shape::bytes;
+        const std::int64_t head = misalignment ? std::int64_t((shape::bytes - misalignment) / sizeof(V)) : 0;
+        range.head = static_cast<int>(head < n ? head : n);
+        range.vectorized = true;
+      }
+    }
+  }
+  return range;
+}
+
+/// Folds items[0..N) as a pairwise tree: log2(N) dependent steps instead of N.
+template <int N, class T, class Op>
+__device__ TALLY_FORCEINLINE T fold_tree(T (&items)[N], Op op) {
+#pragma unroll
+  for (int stride = 1; stride < N; stride *= 2) {
+#pragma unroll
+    for (int k = 0; k + stride < N; k += 2 * stride) items[k] = op(items[k], items[k + stride]);
+  }
+  return items[0];
+}
+
+template <class T, class Op>
+__device__ TALLY_FORCEINLINE void accumulate(T& acc, bool& has, const T& value, Op op) {
+  acc = has ? op(acc, value) : value;
+  has = true;
+}
+
+/// Returns this thread's fold of its items; `valid` (block-uniform) gets the number of
+/// threads of this block that have at least one item.
+template <int Threads, int ItemsPerThread, class T, class It, class Op>
+__device__ T thread_accumulate(const input_range<It>& in, Op op, int& valid) {
+  constexpr int tile = Threads * ItemsPerThread;
+  const int tid = static_cast<int>(threadIdx.x);
+  const std::int64_t body = in.n - in.head;
+  const std::int64_t full_tiles = body / tile;
+  T acc;
+  bool has = false;
+
+  if constexpr (is_contiguous_iterator_v<It> && vector_shape<iter_value_t<It>, ItemsPerThread>::width > 1) {
+    using V = iter_value_t<It>;
+    using shape = vector_shape<V, ItemsPerThread>;
+    constexpr int loads = ItemsPerThread / shape::width;
+    if (in.vectorized) {
+      const auto* words = reinterpret_cast<const typename shape::word*>(to_raw_pointer(in.first) + in.head);
+      for (std::int64_t t = blockIdx.x; t < full_tiles; t += gridDim.x) {
+        const auto* tile_words = words + t * (tile / shape::width);
+        typename shape::word loaded[loads];
+#pragma unroll
+        for (int j = 0; j < loads; ++j) loaded[j] = tile_words[j * Threads + tid];  // coalesced: a warp reads 512 contiguous bytes
+        T items[ItemsPerThread];
+#pragma unroll
+        for (int j = 0; j < loads; ++j) {
+          V lanes[shape::width];
+          memcpy(lanes, &loaded[j], sizeof(lanes));
+#pragma unroll
+          for (int k = 0; k < shape::width; ++k) items[j * shape::width + k] = static_cast<T>(lanes[k]);
+        }
+        accumulate(acc, has, fold_tree(items, op), op);
+      }
+    }
+  }
+  if (!in.vectorized) {
+    for (std::int64_t t = blockIdx.x; t < full_tiles; t += gridDim.x) {
+      const It tile_first = in.first + t * tile;
+      T items[ItemsPerThread];
+#pragma unroll
+      for (int j = 0; j < ItemsPerThread; ++j) items[j] = static_cast<T>(tile_first[j * Threads + tid]);
+      accumulate(acc, has, fold_tree(items, op), op);
+    }
+  }
+
+  // The unaligned head and the partial last tile, read item by item by the last block.
+  const int rest = static_cast<int>(body - full_tiles * tile);
+  const int count = in.head + rest;
+  if (blockIdx.x == gridDim.x - 1) {
+    // Item i < head is the head's; item i >= head is the tail's, at full_tiles * tile + i.
+    const std::int64_t rest_begin = full_tiles * tile;
+    for (int i = tid; i < count; i += Threads) {
+      const std::int64_t index = i < in.head ? std::int64_t(i) : rest_begin + i;
+      accumulate(acc, has, static_cast<T>(in.first[index]), op);
+    }
+  }
+  valid = full_tiles > 0 ? Threads : (count < Threads ? count : Threads);
+  return acc;
+}
+
+}  // namespace detail
+TALLY_NAMESPACE_END

@@ -1,0 +1,151 @@
+#pragma once
+// Scratch memory for single-launch algorithms, cached per (device, stream).
+//
+// A single-pass kernel needs a little global memory: a counter of finished blocks, a
+// 16-byte slot for the atomic backend's accumulator and one partial per block. Asking
+// the stream-ordered allocator for it (and zeroing it) on every call would add two API
+// calls and a memset node per call, which at small sizes costs as much as the
+// reduction itself. Instead every (device, stream) pair owns one block, allocated with
+// cudaMallocAsync on that stream and zeroed once; kernels leave the counter and the
+// slot at zero when they finish, so the next call on that stream finds them ready.
+//
+// Why this is safe: work on one stream runs in order, so two kernels never use the
+// same block at once. Streams are told apart by cudaStreamGetId, which is unique for
+// the process's lifetime (a new stream at a recycled address gets a new id), and the
+// per-thread default stream has an id of its own per thread. The lease holds a lock
+// from lookup to launch, so a block can't be replaced (grown) between another thread's
+// lookup and its launch; a replaced block is freed with cudaFreeAsync on its stream,
+// after the work already queued there.
+//
+// The blocks are small (O(grid), a few KiB) and live until the process ends.
+
+#include <tally/detail/cuda_check.cuh>
+#include <tally/detail/device_context.cuh>
+
+#include <cstddef>
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+
+TALLY_NAMESPACE_BEGIN
+namespace detail {
+
+/// Bytes before the per-block partials: the counter (offset 0) and the atomic slot (16).
+inline constexpr std::size_t scratch_header_bytes = 256;
+inline constexpr std::size_t scratch_slot_offset = 16;
+
+struct scratch_view {
+  unsigned int* counter;  // finished-block counter; zero between calls
+  void* slot;             // 16 bytes, zero between calls
+  void* partials;         // one partial per block (left as written)
+};
+
+class scratch_registry {
+ public:
+  struct entry {
+    void* memory = nullptr;
+    std::size_t capacity = 0;
+  };
+  std::mutex mutex;
+  std::unordered_map<unsigned long long, entry> entries[max_cached_devices];
+};
+
+inline scratch_registry& the_scratch_registry() {
+  // Never destroyed: no CUDA call may run during static destruction.
+  static scratch_registry* registry = new scratch_registry;
+  return *registry;
+}
+
+/// Scratch for one launch on `stream`, held (with the registry's lock) until the launch is queued.
+///
+/// While the stream is being captured into a CUDA graph the cache is not used: the
+/// graph gets scratch of its own (allocation, memset and free nodes on the capturing
+/// stream), so that replays of the graph, wherever they run, share nothing with
+/// direct calls.
+class scratch_lease {
+ public:
+  scratch_lease(const char* algorithm, const device_context& ctx, cudaStream_t stream, std::size_t partial_bytes)
+      : stream_(stream) {
+    const std::size_t needed = scratch_header_bytes + partial_bytes;
+    // Asked first: cudaStreamGetId is refused on a capturing stream, and a refused call
+    // would invalidate the user's capture.
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    check(cudaStreamIsCapturing(stream, &capture), algorithm, "invalid stream");
+    if (capture == cudaStreamCaptureStatusActive) {
+      owned_ = allocate_zeroed(algorithm, needed, stream);
+      set_view(owned_);
+      return;
+    }
+    unsigned long long stream_id = 0;
+    check(cudaStreamGetId(stream, &stream_id), algorithm, "invalid stream");
+    lock_ = std::unique_lock<std::mutex>(the_scratch_registry().mutex);
+    if (ctx.device < 0 || ctx.device >= max_cached_devices)
+      throw_error(algorithm, "device ordinal beyond the scratch cache's limit");
+    auto& entry = the_scratch_registry().entries[ctx.device][stream_id];
+    if (entry.capacity < needed) {
+      std::size_t capacity = entry.capacity ? entry.capacity : 4096;
+      while (capacity < needed) capacity *= 2;
+      void* memory = allocate_zeroed(algorithm, capacity, stream);
+      if (entry.memory) (void)cudaFreeAsync(entry.memory, stream);  // after the work queued before it
+      entry.memory = memory;
+      entry.capacity = capacity;
+    }
+    set_view(entry.memory);
+  }
+  ~scratch_lease() {
+    if (owned_) (void)cudaFreeAsync(owned_, stream_);  // after the launch just queued
+  }
+  scratch_lease(const scratch_lease&) = delete;
+  scratch_lease& operator=(const scratch_lease&) = delete;
+
+  const scratch_view& view() const { return view_; }
+
+ private:
+  static void* allocate_zeroed(const char* algorithm, std::size_t bytes, cudaStream_t stream) {
+    void* memory = nullptr;
+    check(cudaMallocAsync(&memory, bytes, stream), algorithm, "cannot allocate scratch memory");
+    const cudaError_t status = cudaMemsetAsync(memory, 0, bytes, stream);
+    if (status != cudaSuccess) {
+      (void)cudaFreeAsync(memory, stream);
+      check(status, algorithm, "cannot clear scratch memory");
+    }
+    return memory;
+  }
+  void set_view(void* memory) {
+    auto* base = static_cast<unsigned char*>(memory);
+    view_ = scratch_view{reinterpret_cast<unsigned int*>(base), base + scratch_slot_offset, base + scratch_header_bytes};
+  }
+
+  cudaStream_t stream_;
+  void* owned_ = nullptr;
+  std::unique_lock<std::mutex> lock_;
+  scratch_view view_{};
+};
+
+/// A per-thread pinned, device-mapped host buffer for the synchronous entry points: the
+/// kernel writes the result straight into host memory, so returning it costs no copy.
+/// Per thread, because the caller waits for its own stream and reads it right after.
+inline void* pinned_result_buffer(const char* algorithm, std::size_t bytes) {
+  struct buffer {
+    void* memory = nullptr;
+    std::size_t capacity = 0;
+    ~buffer() {
+      if (memory) (void)cudaFreeHost(memory);
+    }
+  };
+  thread_local buffer local;
+  if (local.capacity < bytes) {
+    std::size_t capacity = 256;
+    while (capacity < bytes) capacity *= 2;
+    void* memory = nullptr;
+    check(cudaHostAlloc(&memory, capacity, cudaHostAllocMapped | cudaHostAllocPortable), algorithm,
+          "cannot allocate pinned host memory for the result");
+    if (local.memory) (void)cudaFreeHost(local.memory);
+    local.memory = memory;
+    local.capacity = capacity;
+  }
+  return local.memory;
+}
+
+}  // namespace detail
+TALLY_NAMESPACE_END

@@ -1,0 +1,42 @@
+#pragma once
+// __shfl_down_sync for any trivially copyable type: built-in shuffles move 32-bit
+// registers, so a value is moved as the 32-bit words that hold it.
+
+#include <tally/detail/type_traits.cuh>
+
+TALLY_NAMESPACE_BEGIN
+namespace detail {
+
+inline constexpr unsigned int full_warp_mask = 0xffffffffu;
+
+template <class T>
+__device__ TALLY_FORCEINLINE T shuffle_down(const T& value, unsigned int offset) {
+  static_assert(std::is_trivially_copyable_v<T>, "tally: shuffled values must be trivially copyable");
+  constexpr int words = (sizeof(T) + 3) / 4;
+  unsigned int in[words] = {};
+  memcpy(in, &value, sizeof(T));
+  unsigned int out[words];
+#pragma unroll
+  for (int w = 0; w < words; ++w) out[w] = __shfl_down_sync(full_warp_mask, in[w], offset);
+  T result;
+  memcpy(&result, out, sizeof(T));
+  return result;
+}
+
+/// Reduces one value per lane over the first `valid` lanes of a warp; lane 0 gets the
+/// result (other lanes hold partial results). All 32 lanes must call it.
+/// The order of combination is fixed by lane numbers, so the result is deterministic.
+template <bool Full, class T, class Op>
+__device__ TALLY_FORCEINLINE T warp_reduce(T value, int valid, Op op) {
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) {
+    const T other = shuffle_down(value, offset);
+    // Lanes at or past `valid` hold no value: never fold them in.
+    if (Full || lane + offset < valid) value = op(value, other);
+  }
+  return value;
+}
+
+}  // namespace detail
+TALLY_NAMESPACE_END

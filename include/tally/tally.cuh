@@ -1,0 +1,10 @@
+#pragma once
+/// @file
+/// Everything in tally: policies, function objects, device atomics and the algorithms.
+
+#include <tally/version.hpp>
+#include <tally/error.cuh>
+#include <tally/policy.cuh>
+#include <tally/functional.cuh>
+#include <tally/atomic.cuh>
+#include <tally/reduce.cuh>
