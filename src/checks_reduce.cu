@@ -1,0 +1,124 @@
+// `tally verify` entries for reduce: sums of int32, int64, float, double and half (half
+// accumulated in float, the usual way to sum halfs), and float max/min, on random and
+// constant data, and for max/min also on data with NaNs and all +-inf. Each compares
+// tally::reduce_into on every backend with cub::DeviceReduce::Reduce using the same
+// operator and init on the same input, then times both.
+
+#include "check.hpp"
+#include "device_checks.cuh"
+
+#include <tally/tally.cuh>
+
+#include <tally_support/data.cuh>
+
+#include <cub/device/device_reduce.cuh>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace tally_tool {
+namespace {
+
+namespace ts = tally_support;
+
+/// How close a result must be to CUB's: exact (integers, max, min) or relative.
+template <class Acc>
+bool close_enough(Acc got, Acc ref, double rel_tol) {
+  if constexpr (std::is_integral_v<Acc>) {
+    return got == ref;
+  } else {
+    if (std::isnan(ref) || std::isnan(got)) return std::isnan(ref) && std::isnan(got);
+    if (rel_tol == 0 || std::isinf(ref)) return got == ref;  // == treats -0.0 and +0.0 as equal
+    return std::fabs(double(got) - double(ref)) <= rel_tol * std::fabs(double(ref));
+  }
+}
+
+/// reduce of n items of T (pattern `data`) into an Acc with `op` from `init`.
+template <class T, class Acc, class Op>
+std::vector<check_row> check_reduce(const check_row& label, ts::pattern data, Op op, Acc init, double rel_tol,
+                                    std::uint64_t n, const verify_options& o) {
+  device_input<T> input(n, data, o);
+  const T* in0 = input.copies.copy(0);
+  ts::device_buffer<Acc> out(1);
+
+  // CUB with the same operator and init: the reference (and the same NaN semantics).
+  std::size_t temp_bytes = 0;
+  TALLY_SUPPORT_CHECK(cub::DeviceReduce::Reduce(nullptr, temp_bytes, in0, out.data(), n, op, init, input.stream));
+  ts::device_buffer<unsigned char> temp(temp_bytes == 0 ? 1 : temp_bytes);
+  auto cub_call = [&](int k) {
+    TALLY_SUPPORT_CHECK(cub::DeviceReduce::Reduce(temp.data(), temp_bytes, input.copies.copy(k), out.data(), n, op,
+                                                  init, input.stream));
+  };
+  out.memset(0xff);
+  cub_call(0);
+  TALLY_SUPPORT_CHECK(cudaStreamSynchronize(input.stream));
+  const Acc reference = out.get();
+  const double cub_us = o.timing ? time_us(cub_call, input, o.loops) : 0.0;
+
+  std::vector<check_row> rows;
+  for (tally::backend_id backend : o.backends) {
+    check_row row = label;
+    row.n = n;
+    row.backend = backend;
+    row.bytes = double(n) * sizeof(T);
+    try {
+      with_policy(backend, input.stream, [&](auto policy) {
+        auto tally_call = [&](int k) {
+          const T* first = input.copies.copy(k);
+          tally::reduce_into(policy, first, first + n, out.data(), init, op);
+        };
+        out.memset(0xff);  // a backend that writes nothing cannot pass by accident
+        tally_call(0);
+        TALLY_SUPPORT_CHECK(cudaStreamSynchronize(input.stream));
+        const Acc got = out.get();
+        row.ok = close_enough(got, reference, rel_tol);
+        if (!row.ok) row.detail = "got " + value_text(got) + ", CUB gives " + value_text(reference);
+        if (row.ok && o.timing) {
+          row.tally_us = time_us(tally_call, input, o.loops);
+          row.cub_us = cub_us;
+          row.timed = true;
+        }
+      });
+    } catch (const std::exception& e) {
+      row.ok = false;
+      row.detail = e.what();
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+template <class T, class Acc, class Op>
+check_entry reduce_entry(const char* algorithm, const char* type_key, const char* type_shown, ts::pattern data,
+                         Op op, Acc init, double rel_tol) {
+  check_row label;
+  label.algorithm = algorithm;
+  label.type = type_shown;
+  label.data = ts::pattern_name(data);
+  return {algorithm, type_key, label.data, [=](std::uint64_t n, const verify_options& o) {
+            return check_reduce<T, Acc>(label, data, op, init, rel_tol, n, o);
+          }};
+}
+
+}  // namespace
+
+std::vector<check_entry> reduce_checks() {
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  using ts::pattern;
+  std::vector<check_entry> v;
+  for (pattern p : {pattern::random, pattern::constant}) {
+    v.push_back(reduce_entry<int>("reduce sum", "int32", "int32", p, tally::plus<int>{}, 0, 0.0));
+    v.push_back(reduce_entry<long long>("reduce sum", "int64", "int64", p, tally::plus<long long>{}, 0LL, 0.0));
+    v.push_back(reduce_entry<float>("reduce sum", "float", "float", p, tally::plus<float>{}, 0.0f, 1e-4));
+    v.push_back(reduce_entry<double>("reduce sum", "double", "double", p, tally::plus<double>{}, 0.0, 1e-10));
+    v.push_back(reduce_entry<__half>("reduce sum", "half", "half (float acc)", p, tally::plus<float>{}, 0.0f, 1e-3));
+  }
+  for (pattern p : {pattern::random, pattern::constant, pattern::with_nan, pattern::pos_inf, pattern::neg_inf}) {
+    v.push_back(reduce_entry<float>("reduce max", "float", "float", p, tally::maximum<float>{}, -inf, 0.0));
+    v.push_back(reduce_entry<float>("reduce min", "float", "float", p, tally::minimum<float>{}, inf, 0.0));
+  }
+  return v;
+}
+
+}  // namespace tally_tool

@@ -1,0 +1,88 @@
+#pragma once
+// What every device check of `tally verify` needs: the input (rotating copies, filled
+// with a pattern), the stream, timing by the support method, running a generic call
+// with the policy of a runtime-chosen backend, and printing a value.
+
+#include "check.hpp"
+
+#include <tally/policy.cuh>
+
+#include <tally_support/cuda_check.cuh>
+#include <tally_support/data.cuh>
+#include <tally_support/device_buffer.cuh>
+#include <tally_support/timing.cuh>
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace tally_tool {
+
+/// The stream all checks run on (created on first use, never destroyed: it lives as
+/// long as the process).
+inline cudaStream_t check_stream() {
+  static cudaStream_t s = [] {
+    cudaStream_t created = nullptr;
+    TALLY_SUPPORT_CHECK(cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking));
+    return created;
+  }();
+  return s;
+}
+
+/// n items of pattern `data` in as many copies as the timing method rotates over
+/// (one copy when timing is off). Every copy holds the same items.
+template <class T>
+struct device_input {
+  cudaStream_t stream;
+  tally_support::device_copies<T> copies;
+
+  device_input(std::uint64_t n, tally_support::pattern data, const verify_options& o)
+      : stream(check_stream()), copies(n, o.timing ? tally_support::rotating_copies(n * sizeof(T)) : 1) {
+    tally_support::fill_options fo;
+    fo.nan_every = 1000;  // item 999, 1999, ...: NaN sits inside a block, not at the ends
+    tally_support::fill(copies.copy(0), n, data, fo, stream);
+    copies.replicate_first(stream);
+  }
+};
+
+/// Median µs per call of `call(copy)` over o.loops short loops (the anchors' method with
+/// fewer and shorter loops: the tool checks, the benchmarks measure).
+template <class Call, class T>
+double time_us(Call&& call, const device_input<T>& input, int loops = 3) {
+  tally_support::timing_options t;
+  t.loops = loops;
+  t.min_calls_per_loop = 10;
+  t.min_loop_ms = 0.5;
+  return tally_support::time_calls(call, input.copies.count(), input.stream, t).median_us;
+}
+
+/// Calls f(policy) with `tally::par.on(stream)` forced onto `backend`.
+template <class F>
+void with_policy(tally::backend_id backend, cudaStream_t stream, F&& f) {
+  switch (backend) {
+    case tally::backend_id::automatic: f(tally::par.on(stream).with(tally::backend::automatic)); return;
+    case tally::backend_id::atomic: f(tally::par.on(stream).with(tally::backend::atomic)); return;
+    case tally::backend_id::shared_memory: f(tally::par.on(stream).with(tally::backend::shared_memory)); return;
+    case tally::backend_id::warp_shuffle: f(tally::par.on(stream).with(tally::backend::warp_shuffle)); return;
+    case tally::backend_id::host: break;
+  }
+  throw std::invalid_argument("with_policy: not a device backend");
+}
+
+/// A value as text: integers in full, floats with 9 significant digits ("nan", "-0", "inf").
+template <class T>
+std::string value_text(T x) {
+  if constexpr (std::is_integral_v<T>) {
+    return std::to_string(x);
+  } else {
+    const double d = double(x);
+    if (std::isnan(d)) return "nan";
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.9g", d);
+    return buf;
+  }
+}
+
+}  // namespace tally_tool

@@ -1,0 +1,223 @@
+// `tally verify`: reads the options, decides between the device checks (a GPU is
+// there) and the host self-check (none is), runs the checks of check_registry.cu and
+// prints one table row per (check, n, backend).
+
+#include "verify.hpp"
+
+#include "args.hpp"
+#include "check.hpp"
+#include "host_selfcheck.hpp"
+
+#include <tally_support/device_info.cuh>
+#include <tally_support/sizes.hpp>
+#include <tally_support/table.hpp>
+#include <tally_support/timing.cuh>
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <iostream>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tally_tool {
+namespace {
+
+namespace ts = tally_support;
+
+const std::vector<tally::backend_id> device_backends = {tally::backend_id::automatic, tally::backend_id::atomic,
+                                                        tally::backend_id::shared_memory,
+                                                        tally::backend_id::warp_shuffle};
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t c; (c = s.find(',', start)) != std::string::npos; start = c + 1) out.push_back(s.substr(start, c - start));
+  out.push_back(s.substr(start));
+  return out;
+}
+
+std::set<std::string> known_types() {
+  std::set<std::string> types;
+  for (const auto& e : all_checks()) types.insert(e.type_key);
+  return types;
+}
+
+struct parsed {
+  verify_options options;
+  bool help = false;
+};
+
+parsed parse(int argc, char** argv) {
+  parsed p;
+  verify_options& o = p.options;
+  o.sizes = {0, 1, 1000, (1u << 16) + 3, 1u << 20, 1u << 24};
+  o.backends = device_backends;
+  arg_list args(argc, argv);
+  std::string value;
+  while (!args.done()) {
+    if (args.take_switch("--help") || args.take_switch("-h")) {
+      p.help = true;
+    } else if (args.take_value("--sizes", value)) {
+      try {
+        o.sizes = ts::parse_size_list(value);
+      } catch (const std::invalid_argument& e) {
+        throw usage_error(std::string("--sizes: ") + e.what());
+      }
+    } else if (args.take_value("--type", value)) {
+      const auto known = known_types();
+      o.types = split_commas(value);
+      for (const auto& t : o.types)
+        if (!known.count(t)) {
+          std::string list;
+          for (const auto& k : known) list += (list.empty() ? "" : "|") + k;
+          throw usage_error("--type: unknown type '" + t + "' (known: " + list + ")");
+        }
+    } else if (args.take_value("--backend", value)) {
+      o.backends.clear();
+      for (const auto& b : split_commas(value)) {
+        auto it = std::find_if(device_backends.begin(), device_backends.end(),
+                               [&](tally::backend_id id) { return b == tally::backend_name(id); });
+        if (it == device_backends.end())
+          throw usage_error("--backend: unknown backend '" + b + "' (known: automatic|atomic|shared_memory|warp_shuffle)");
+        o.backends.push_back(*it);
+      }
+    } else if (args.take_value("--loops", value)) {
+      try {
+        o.loops = std::stoi(value);
+      } catch (const std::exception&) {
+        o.loops = 0;
+      }
+      if (o.loops < 1 || o.loops > 100) throw usage_error("--loops: expected a number from 1 to 100, got '" + value + "'");
+    } else if (args.take_switch("--no-timing")) {
+      o.timing = false;
+    } else if (args.take_switch("--markdown")) {
+      o.markdown = true;
+    } else {
+      const std::string a = args.current();
+      throw usage_error(a.rfind("-", 0) == 0 ? "unknown option '" + a + "'" : "unexpected argument '" + a + "'");
+    }
+  }
+  return p;
+}
+
+bool wanted(const verify_options& o, const check_entry& e) {
+  return o.types.empty() || std::find(o.types.begin(), o.types.end(), e.type_key) != o.types.end();
+}
+
+/// After a failed check: is the CUDA context still usable? (A fault inside a kernel is
+/// sticky; every later call would fail too, so the run stops.)
+bool context_broken(std::string& why) {
+  const cudaError_t e = cudaDeviceSynchronize();
+  if (e == cudaSuccess) return false;
+  why = std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+  return true;
+}
+
+int run_device_checks(const verify_options& o) {
+  ts::require_device();
+  std::cout << "tally verify on " << ts::describe(ts::current_device_info()) << ", " << ts::utc_now() << "\n";
+  if (o.timing)
+    std::cout << "times: median over " << o.loops
+              << " loops of the mean µs per call, inputs rotating over copies that fill 512 MiB; "
+                 "vs CUB = CUB µs / tally µs (> 1: tally is faster)\n";
+  std::cout << std::flush;
+
+  ts::table t({"algorithm", "type", "data", "n", "backend", "result", "µs", "GB/s", "CUB µs", "vs CUB"}, 5);
+  std::vector<check_row> failures;
+  int total = 0;
+  for (const check_entry& entry : all_checks()) {
+    if (!wanted(o, entry)) continue;
+    for (std::uint64_t n : o.sizes) {
+      std::vector<check_row> rows;
+      try {
+        rows = entry.run(n, o);
+      } catch (const std::exception& e) {  // the input or CUB failed: one FAIL row for the lot
+        check_row r;
+        r.algorithm = entry.algorithm;
+        r.type = entry.type_key;
+        r.data = entry.data;
+        r.n = n;
+        r.all_backends = true;
+        r.detail = e.what();
+        rows.push_back(r);
+      }
+      for (const check_row& r : rows) {
+        ++total;
+        const bool timed = r.ok && r.timed;
+        const std::string backend = r.all_backends ? "(all)" : tally::backend_name(r.backend);
+        t.add_row({r.algorithm, r.type, r.data, ts::size_label(r.n), backend,
+                   r.ok ? "ok" : "FAIL", timed ? ts::figure(r.tally_us) : "-",
+                   timed ? ts::figure(ts::gbps(r.bytes, r.tally_us)) : "-", timed ? ts::figure(r.cub_us) : "-",
+                   timed && r.tally_us > 0 ? ts::fixed(r.cub_us / r.tally_us, 2) + "x" : "-"});
+        if (!r.ok) failures.push_back(r);
+      }
+      std::string why;
+      if (!failures.empty() && context_broken(why)) {
+        std::cout << (o.markdown ? t.markdown() : t.text());
+        std::cerr << "tally verify: the CUDA context is broken (" << why << "); stopping\n";
+        return 1;
+      }
+    }
+  }
+  std::cout << "\n" << (o.markdown ? t.markdown() : t.text()) << "\n";
+  for (const check_row& r : failures)
+    std::cout << "FAIL " << r.algorithm << " " << r.type << " " << r.data << " n=" << r.n << " "
+              << (r.all_backends ? "(all backends)" : tally::backend_name(r.backend)) << ": " << r.detail << "\n";
+  std::cout << total << " checks, " << failures.size() << " failed\n";
+  return failures.empty() ? 0 : 1;
+}
+
+}  // namespace
+
+void print_verify_help(std::ostream& out) {
+  out << "usage: tally verify [options]\n"
+         "\n"
+         "Checks tally's algorithms against CUB on the same input, for every backend, and\n"
+         "times both. Exit code 0 when every result matches, 1 when one does not, 2 for a\n"
+         "bad command line. Without a CUDA device it runs the host backend's self-check.\n"
+         "\n"
+         "options:\n"
+         "  --sizes LIST      item counts, e.g. 0,1,1000,2^16+3,2^20 (default 0,1,1000,2^16+3,2^20,2^24)\n"
+         "  --type LIST       int32,int64,float,double,half (default: all; half sums accumulate in float)\n"
+         "  --backend LIST    automatic,atomic,shared_memory,warp_shuffle (default: all)\n"
+         "  --loops N         timed loops per figure (default 3; the median is reported)\n"
+         "  --no-timing       check results only\n"
+         "  --markdown        print the table as Markdown\n"
+         "  -h, --help        this text\n"
+         "\n"
+         "checks: reduce sum (int32, int64, float, double, half) on random and constant data;\n"
+         "reduce max/min (float) on random, constant, with NaN every 1000th item, all +inf, all -inf.\n";
+}
+
+int verify_main(int argc, char** argv) {
+  parsed p;
+  try {
+    p = parse(argc, argv);
+  } catch (const usage_error& e) {
+    std::cerr << "tally verify: " << e.what() << " (see 'tally verify --help')\n";
+    return 2;
+  }
+  if (p.help) {
+    print_verify_help(std::cout);
+    return 0;
+  }
+
+  int devices = 0;
+  const cudaError_t e = cudaGetDeviceCount(&devices);
+  if (e != cudaSuccess || devices == 0) {
+    std::cout << "tally verify: no CUDA device ("
+              << (e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount found 0 devices")
+              << "); running the host backend self-check instead\n";
+    return run_host_selfcheck(std::cout, p.options.markdown);
+  }
+  try {
+    return run_device_checks(p.options);
+  } catch (const std::exception& ex) {
+    std::cerr << "tally verify: " << ex.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace tally_tool

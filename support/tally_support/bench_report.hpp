@@ -1,0 +1,122 @@
+#pragma once
+/// @file
+/// Collects benchmark figures (case x implementation x n) and writes the Markdown
+/// tables the project reports: for each case, µs per call, GB/s, and the speed-up
+/// against a reference implementation (reference µs / implementation µs).
+///
+///   bench_report r(sizes);
+///   r.add_case("int32_sum", "int32 sum, data hash(i) % 4", 4);
+///   r.record("int32_sum", "cub", 1024, 5.3);
+///   r.record_wrong("int32_sum", "tally (atomic)", 1024);
+///   std::cout << r.markdown("cub");
+
+#include <tally_support/sizes.hpp>
+#include <tally_support/table.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tally_support {
+
+class bench_report {
+ public:
+  explicit bench_report(std::vector<std::uint64_t> sizes) : sizes_(std::move(sizes)) {}
+
+  /// Declares a case (tables come out in declaration order).
+  void add_case(const std::string& name, const std::string& description, double bytes_per_item) {
+    cases_.push_back({name, description, bytes_per_item, {}, {}});
+  }
+
+  /// A measured figure: median µs per call.
+  void record(const std::string& case_name, const std::string& impl, std::uint64_t n, double us) {
+    cell_of(case_name, impl, n) = {true, false, us};
+  }
+  /// A result that did not match the reference: reported as WRONG, never as a time.
+  void record_wrong(const std::string& case_name, const std::string& impl, std::uint64_t n) {
+    cell_of(case_name, impl, n) = {false, true, 0};
+  }
+
+  bool any_wrong() const {
+    for (const auto& c : cases_)
+      for (const auto& [key, cell] : c.cells)
+        if (cell.wrong) return true;
+    return false;
+  }
+
+  /// Three tables per case. Cells that were not run (filtered out) show "-".
+  std::string markdown(const std::string& reference_impl) const {
+    std::string out;
+    for (const auto& c : cases_) {
+      if (c.rows.empty()) continue;
+      out += "## " + c.name + ": " + c.description + "\n\n";
+      out += "µs per call (median over loops of the mean per call):\n\n" +
+             section(c, [](const cell_t& x, const cell_t*, const case_t&, std::uint64_t) {
+               return fixed(x.us, x.us < 10 ? 2 : 1);  // as the anchors write them
+             });
+      out += "\nGB/s (n x " + fixed(c.bytes_per_item, 0) + " bytes read / time):\n\n" +
+             section(c, [](const cell_t& x, const cell_t*, const case_t& cs, std::uint64_t n) {
+               return fixed(x.us > 0 ? double(n) * cs.bytes_per_item / (x.us * 1e3) : 0.0, 1);
+             });
+      out += "\nspeed-up vs " + reference_impl + " (" + reference_impl +
+             " µs / implementation µs; > 1 means faster than " + reference_impl + "):\n\n" +
+             section(
+                 c,
+                 [](const cell_t& x, const cell_t* ref, const case_t&, std::uint64_t) {
+                   return ref && ref->measured && x.us > 0 ? fixed(ref->us / x.us, 2) + "x" : std::string("-");
+                 },
+                 reference_impl);
+      out += "\n";
+    }
+    return out;
+  }
+
+ private:
+  struct cell_t {
+    bool measured = false;
+    bool wrong = false;
+    double us = 0;
+  };
+  struct case_t {
+    std::string name, description;
+    double bytes_per_item;
+    std::vector<std::string> rows;  // implementations in first-recorded order
+    std::map<std::pair<std::string, std::uint64_t>, cell_t> cells;
+  };
+
+  cell_t& cell_of(const std::string& case_name, const std::string& impl, std::uint64_t n) {
+    auto it = std::find_if(cases_.begin(), cases_.end(), [&](const case_t& c) { return c.name == case_name; });
+    if (it == cases_.end()) throw std::invalid_argument("bench_report: unknown case " + case_name);
+    if (std::find(it->rows.begin(), it->rows.end(), impl) == it->rows.end()) it->rows.push_back(impl);
+    return it->cells[{impl, n}];
+  }
+
+  template <class Format>
+  std::string section(const case_t& c, Format format, const std::string& reference = "") const {
+    std::vector<std::string> header{"implementation"};
+    for (auto n : sizes_) header.push_back(size_label(n));
+    table t(header);
+    for (const auto& impl : c.rows) {
+      std::vector<std::string> row{impl};
+      for (auto n : sizes_) {
+        const auto it = c.cells.find({impl, n});
+        const auto ref = reference.empty() ? c.cells.end() : c.cells.find({reference, n});
+        if (it == c.cells.end()) row.push_back("-");
+        else if (it->second.wrong) row.push_back("WRONG");
+        else if (!it->second.measured) row.push_back("-");
+        else row.push_back(format(it->second, ref == c.cells.end() ? nullptr : &ref->second, c, n));
+      }
+      t.add_row(row);
+    }
+    return t.markdown();
+  }
+
+  std::vector<std::uint64_t> sizes_;
+  std::vector<case_t> cases_;
+};
+
+}  // namespace tally_support
