@@ -13,7 +13,8 @@ namespace atomic_add_test {
 template <class T>
 __host__ __device__ T add_value(int i) {
   if constexpr (tt::is_half_v<T>) return tt::from_double<T>(i % 16 == 0 ? 1 + (i / 16) % 2 : 0);  // total <= 1536
-  else if constexpr (tt::is_bf16_v<T>) return tt::from_double<T>(i % 64 == 0 ? 1 : 0);          // total <= 256
+  // bf16 holds every integer up to 256 only: keep the slot (which starts at 2) under it.
+  else if constexpr (tt::is_bf16_v<T>) return tt::from_double<T>(i % 128 == 0 ? 1 : 0);         // total <= 128
   else return static_cast<T>(i % 5 + 1);
 }
 
