@@ -9,13 +9,23 @@ using tally::tuning::reduce_config;
 using tally::tuning::reduce_op_class;
 using tally::tuning::select_reduce;
 
-TEST_CASE("reduce table: sm_90 picks atomic, with the wider shape from 2^20 items") {
-  for (auto op : {reduce_op_class::integer_sum, reduce_op_class::floating_sum, reduce_op_class::min_max}) {
+TEST_CASE("reduce table: sm_90 picks atomic with the shapes of the H100 sweep") {
+  for (auto op : {reduce_op_class::integer_sum, reduce_op_class::floating_sum}) {
     CAPTURE(static_cast<int>(op));
+    CHECK(select_reduce(90, op, 4, 1 << 10) == reduce_config{backend_id::atomic, 256, 4});
     CHECK(select_reduce(90, op, 4, 1 << 12) == reduce_config{backend_id::atomic, 256, 16});
     CHECK(select_reduce(90, op, 4, 1 << 19) == reduce_config{backend_id::atomic, 256, 16});
     CHECK(select_reduce(90, op, 4, (1 << 19) + 1) == reduce_config{backend_id::atomic, 512, 16});
-    CHECK(select_reduce(90, op, 8, std::int64_t(1) << 40) == reduce_config{backend_id::atomic, 512, 16});
+    CHECK(select_reduce(90, op, 1, 1 << 28) == reduce_config{backend_id::atomic, 512, 16});
+  }
+  CHECK(select_reduce(90, reduce_op_class::min_max, 4, 1 << 20) == reduce_config{backend_id::atomic, 512, 8});
+  CHECK(select_reduce(90, reduce_op_class::min_max, 4, (1 << 20) + 1) == reduce_config{backend_id::atomic, 1024, 8});
+  for (auto op : {reduce_op_class::integer_sum, reduce_op_class::floating_sum, reduce_op_class::min_max}) {
+    CAPTURE(static_cast<int>(op));
+    CHECK(select_reduce(90, op, 8, 1000) == reduce_config{backend_id::atomic, 256, 4});
+    CHECK(select_reduce(90, op, 8, 1 << 16) == reduce_config{backend_id::atomic, 512, 8});
+    CHECK(select_reduce(90, op, 8, 1 << 20) == reduce_config{backend_id::atomic, 512, 16});
+    CHECK(select_reduce(90, op, 8, std::int64_t(1) << 40) == reduce_config{backend_id::atomic, 512, 8});
   }
 }
 
@@ -35,7 +45,7 @@ TEST_CASE("reduce table: sm_80, newer and older architectures") {
 }
 
 TEST_CASE("reduce table: the lookup is usable at compile time") {
-  constexpr reduce_config config = select_reduce(90, reduce_op_class::min_max, 4, 1 << 24);
+  constexpr reduce_config config = select_reduce(90, reduce_op_class::integer_sum, 4, 1 << 24);
   static_assert(config.threads == 512 && config.items_per_thread == 16, "sm_90 large-n shape");
   CHECK(config.backend == backend_id::atomic);
 }
@@ -76,8 +86,9 @@ TEST_CASE("automatic: operator classes and the atomic substitutions") {
 
 TEST_CASE("automatic: only the configurations the tables can select are compiled") {
   using set = tally::detail::automatic_reduce_candidates<reduce_op_class::integer_sum, 4, true, 0, 0>;
-  // sm_90: atomic 256x16 and 512x16; sm_80: atomic 256x16; default and fallback: warp_shuffle 256x16.
-  CHECK(set::value.size == 3);
+  // sm_90: atomic 256x4, 256x16 and 512x16; sm_80: atomic 256x16; default and fallback:
+  // warp_shuffle 256x16.
+  CHECK(set::value.size == 4);
   using deterministic_float = tally::detail::automatic_reduce_candidates<reduce_op_class::floating_sum, 4, false, 0, 0>;
   for (int i = 0; i < deterministic_float::value.size; ++i)
     CHECK(deterministic_float::value.items[i].backend != backend_id::atomic);

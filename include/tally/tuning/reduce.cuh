@@ -51,21 +51,46 @@ inline constexpr int any_size = 1 << 20;
 // clang-format off
 /// sm_90 (H100 SXM, 132 SMs).
 inline constexpr reduce_rule reduce_sm90[] = {
-  // benchmarks/bench_reduce_shapes, H100 80GB HBM3, 2026-11-23 (int32 sums, GPU time per
-  // call with the calls queued back to back): atomic 256x16 was best or within 3% of
-  // best up to 2^18 (one block of 4096 items covers n <= 2^12 in a single pass:
-  // 1.55 us vs 2.46 us for 256x8); from 2^20 up 512x16 was best (2^20: 3.87 us vs 4.01,
-  // 2^22: 8.11 vs 8.81, 2^28: 345.0 vs 352.7 us). warp_shuffle trailed atomic by
-  // 0.7-0.8 us at 2^14..2^20 (the last block re-reads the partials), so atomic leads
-  // wherever it may run; the same shapes serve 8-byte values (not measured separately).
-  {reduce_op_class::integer_sum,  8, 19,    {backend_id::atomic, 256, 16}},
-  {reduce_op_class::integer_sum,  8, any_n, {backend_id::atomic, 512, 16}},
-  {reduce_op_class::floating_sum, 8, 19,    {backend_id::atomic, 256, 16}},
-  {reduce_op_class::floating_sum, 8, any_n, {backend_id::atomic, 512, 16}},
-  {reduce_op_class::min_max,      8, 19,    {backend_id::atomic, 256, 16}},
-  {reduce_op_class::min_max,      8, any_n, {backend_id::atomic, 512, 16}},
-  // Values wider than 8 bytes and other operators: the deterministic last-block design,
-  // same shapes (not measured separately).
+  // All rows: benchmarks/bench_reduce_shapes on an H100 80GB HBM3, 2026-11-23 11:22 UTC,
+  // GPU time per call with the calls queued back to back (docs/performance.md). The
+  // atomic backend was fastest at every size for every case measured (warp_shuffle and
+  // shared_memory trail it by ~0.7 us at 2^14..2^20: their last block re-reads the
+  // partials), so it leads wherever it may run. Sizes are for 4-byte items.
+  //
+  // Sums of values of up to 4 bytes (int32, float): below one tile of 256x16 the items
+  // are read one by one, so 2^10 wants the 1024-item tile of 256x4 (1.59 vs 1.99 us);
+  // 256x16 was within 3% of the best at 2^12..2^18; 512x16 was best or within 3% from
+  // 2^20 (2^20: 3.89 us, 2^28: 340.1 us = 3.16 TB/s).
+  {reduce_op_class::integer_sum,  4, 10,    {backend_id::atomic, 256, 4}},
+  {reduce_op_class::integer_sum,  4, 19,    {backend_id::atomic, 256, 16}},
+  {reduce_op_class::integer_sum,  4, any_n, {backend_id::atomic, 512, 16}},
+  {reduce_op_class::floating_sum, 4, 10,    {backend_id::atomic, 256, 4}},
+  {reduce_op_class::floating_sum, 4, 19,    {backend_id::atomic, 256, 16}},
+  {reduce_op_class::floating_sum, 4, any_n, {backend_id::atomic, 512, 16}},
+  // float max (min assumed alike): the ordered compare costs more per item, and shapes
+  // with fewer items per thread won: 256x4 at 2^10 (2.01 vs 2.39 us), 512x8 at
+  // 2^12..2^20 (within 9% of the best, 2^20: 4.84 us, best), 1024x8 from 2^22 (2^22:
+  // 9.18 vs 9.87 us for 512x16; 2^28: 345.4 vs 345.0 in the earlier sweep).
+  {reduce_op_class::min_max,      4, 10,    {backend_id::atomic, 256, 4}},
+  {reduce_op_class::min_max,      4, 20,    {backend_id::atomic, 512, 8}},
+  {reduce_op_class::min_max,      4, any_n, {backend_id::atomic, 1024, 8}},
+  // 8-byte values (double sums measured; int64 and double max/min assumed alike): 8
+  // items of 8 bytes keep the 64 bytes per thread in flight: 512x8 was best or within
+  // 2% at 2^12..2^18 and from 2^22 (2^28: 679.5 us = 3.16 TB/s), 512x16 best at 2^20.
+  {reduce_op_class::integer_sum,  8, 10,    {backend_id::atomic, 256, 4}},
+  {reduce_op_class::floating_sum, 8, 10,    {backend_id::atomic, 256, 4}},
+  {reduce_op_class::min_max,      8, 10,    {backend_id::atomic, 256, 4}},
+  {reduce_op_class::integer_sum,  8, 19,    {backend_id::atomic, 512, 8}},
+  {reduce_op_class::floating_sum, 8, 19,    {backend_id::atomic, 512, 8}},
+  {reduce_op_class::min_max,      8, 19,    {backend_id::atomic, 512, 8}},
+  {reduce_op_class::integer_sum,  8, 20,    {backend_id::atomic, 512, 16}},
+  {reduce_op_class::floating_sum, 8, 20,    {backend_id::atomic, 512, 16}},
+  {reduce_op_class::min_max,      8, 20,    {backend_id::atomic, 512, 16}},
+  {reduce_op_class::integer_sum,  8, any_n, {backend_id::atomic, 512, 8}},
+  {reduce_op_class::floating_sum, 8, any_n, {backend_id::atomic, 512, 8}},
+  {reduce_op_class::min_max,      8, any_n, {backend_id::atomic, 512, 8}},
+  // Values wider than 8 bytes and other operators: the deterministic last-block design;
+  // shapes as for 4-byte sums (not measured separately).
   {reduce_op_class::other,        any_size, 19,    {backend_id::warp_shuffle, 256, 16}},
   {reduce_op_class::other,        any_size, any_n, {backend_id::warp_shuffle, 512, 16}},
 };
