@@ -152,17 +152,20 @@ void dispatch_reduce(const char* algorithm, const Policy& policy, const device_c
     launch_chosen<candidates::value>(chosen, std::make_index_sequence<std::size_t(candidates::value.size)>{},
                                      algorithm, ctx, policy.stream(), first, n, out, init, op);
   } else {
+    constexpr int threads = Policy::threads > 0 ? Policy::threads : default_reduce_threads;
+    constexpr int items = Policy::items_per_thread > 0 ? Policy::items_per_thread : default_reduce_items_per_thread;
     if constexpr (std::is_same_v<backend_tag, backend::atomic_t>) {
       static_assert(backend_atomic::slot_supports_v<Op, T>,
                     "tally: the atomic backend needs tally::identity_element<Op, T> for this operator (and a value "
                     "of at most 16 bytes); use backend::warp_shuffle or backend::shared_memory instead");
-      static_assert(atomic_allowed,
+      static_assert(atomic_allowed || !backend_atomic::slot_supports_v<Op, T>,
                     "tally: the atomic backend cannot give deterministic() results for this operator (a "
                     "floating-point sum depends on the order of the atomics)");
+      if constexpr (atomic_allowed)  // else only the message above, not a cascade from the kernel
+        launch_reduce<backend_id::atomic, threads, items>(algorithm, ctx, policy.stream(), first, n, out, init, op);
+    } else {
+      launch_reduce<backend_tag::id, threads, items>(algorithm, ctx, policy.stream(), first, n, out, init, op);
     }
-    constexpr int threads = Policy::threads > 0 ? Policy::threads : default_reduce_threads;
-    constexpr int items = Policy::items_per_thread > 0 ? Policy::items_per_thread : default_reduce_items_per_thread;
-    launch_reduce<backend_tag::id, threads, items>(algorithm, ctx, policy.stream(), first, n, out, init, op);
   }
 }
 
