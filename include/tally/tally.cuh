@@ -8,3 +8,4 @@
 #include <tally/functional.cuh>
 #include <tally/atomic.cuh>
 #include <tally/reduce.cuh>
+#include <tally/max_element.cuh>

@@ -7,8 +7,9 @@
 TALLY_NAMESPACE_BEGIN
 namespace backend_warp_shuffle {
 
-template <int Threads, int ItemsPerThread, class T, class It, class Out, class Op>
-inline constexpr auto reduce_kernel = detail::last_block_reduce_kernel<block_reduce, Threads, ItemsPerThread, T, It, Out, Op>;
+template <int Threads, int ItemsPerThread, class T, class It, class Convert, class Op, class Finish, class Out>
+inline constexpr auto reduce_kernel =
+    detail::last_block_reduce_kernel<block_reduce, Threads, ItemsPerThread, T, It, Convert, Op, Finish, Out>;
 
 }  // namespace backend_warp_shuffle
 TALLY_NAMESPACE_END

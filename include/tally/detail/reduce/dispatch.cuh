@@ -7,6 +7,7 @@
 #include <tally/backend/warp_shuffle/reduce.cuh>
 #include <tally/detail/launch.cuh>
 #include <tally/detail/pdl.cuh>
+#include <tally/detail/reduce/plan.cuh>
 #include <tally/detail/validate.cuh>
 #include <tally/functional.cuh>
 #include <tally/policy.cuh>
@@ -87,52 +88,95 @@ struct automatic_reduce_candidates {
   static constexpr reduce_config_set value = build();
 };
 
-template <backend_id Backend, int Threads, int Items, class T, class It, class Out, class Op>
+template <backend_id Backend, int Threads, int Items, class T, class It, class Convert, class Op, class Finish,
+          class Out>
 constexpr auto reduce_kernel_for() {
-  if constexpr (Backend == backend_id::atomic) return backend_atomic::reduce_kernel<Threads, Items, T, It, Out, Op>;
+  if constexpr (Backend == backend_id::atomic)
+    return backend_atomic::reduce_kernel<Threads, Items, T, It, Convert, Op, Finish, Out>;
   else if constexpr (Backend == backend_id::shared_memory)
-    return backend_shared_memory::reduce_kernel<Threads, Items, T, It, Out, Op>;
-  else return backend_warp_shuffle::reduce_kernel<Threads, Items, T, It, Out, Op>;
+    return backend_shared_memory::reduce_kernel<Threads, Items, T, It, Convert, Op, Finish, Out>;
+  else return backend_warp_shuffle::reduce_kernel<Threads, Items, T, It, Convert, Op, Finish, Out>;
 }
 
-/// One launch of one backend's reduce kernel.
-template <backend_id Backend, int Threads, int Items, class It, class Out, class T, class Op>
-void launch_reduce(const char* algorithm, const device_context& ctx, cudaStream_t stream, It first, std::int64_t n,
-                   Out out, T init, Op op) {
-  static_assert(Threads % 32 == 0 && Threads <= 1024 && Items >= 1, "tally: invalid reduce launch shape");
-  constexpr auto kernel = reduce_kernel_for<Backend, Threads, Items, T, It, Out, Op>();
+/// One launch of one backend's reduction kernel for a plan (plan.cuh).
+template <backend_id Backend, int Threads, int Items, class It, class Out, class Plan>
+void launch_plan(const char* algorithm, const device_context& ctx, cudaStream_t stream, It first, std::int64_t n,
+                 Out out, const Plan& plan) {
+  static_assert(Threads % 32 == 0 && Threads <= 1024 && Items >= 1, "tally: invalid launch shape");
+  using T = typename Plan::accumulator;
+  constexpr auto kernel = reduce_kernel_for<Backend, Threads, Items, T, It, decltype(plan.convert),
+                                            typename Plan::accumulator_op, decltype(plan.finish), Out>();
   const input_range<It> in = make_input_range<It, Items>(first, n);
   const std::int64_t full_tiles = (n - in.head) / (std::int64_t(Threads) * Items);
   const std::int64_t max_grid = std::int64_t(ctx.sm_count) * max_blocks_per_sm<kernel>(algorithm, ctx, Threads);
   const int grid = static_cast<int>(full_tiles < 1 ? 1 : (full_tiles < max_grid ? full_tiles : max_grid));
   if (grid == 1) {  // one block needs neither the counter nor partials
-    check(launch_kernel(kernel, ctx.arch, 1, Threads, stream, in, init, out, op, scratch_view{}), algorithm,
-          "kernel launch failed");
+    check(launch_kernel(kernel, ctx.arch, 1, Threads, stream, in, plan.convert, plan.op, plan.finish, out,
+                        scratch_view{}),
+          algorithm, "kernel launch failed");
     return;
   }
   const std::size_t partial_bytes = Backend == backend_id::atomic ? 0 : std::size_t(grid) * sizeof(T);
   scratch_lease lease(algorithm, ctx, stream, partial_bytes);  // held until the launch is queued
-  check(launch_kernel(kernel, ctx.arch, grid, Threads, stream, in, init, out, op, lease.view()), algorithm,
-        "kernel launch failed");
+  check(launch_kernel(kernel, ctx.arch, grid, Threads, stream, in, plan.convert, plan.op, plan.finish, out,
+                      lease.view()),
+        algorithm, "kernel launch failed");
 }
 
-template <const reduce_config_set& Set, std::size_t... I, class It, class Out, class T, class Op>
+template <const reduce_config_set& Set, std::size_t... I, class It, class Out, class Plan>
 void launch_chosen(tuning::reduce_config chosen, std::index_sequence<I...>, const char* algorithm,
-                   const device_context& ctx, cudaStream_t stream, It first, std::int64_t n, Out out, T init, Op op) {
+                   const device_context& ctx, cudaStream_t stream, It first, std::int64_t n, Out out,
+                   const Plan& plan) {
   bool launched = false;
   auto try_one = [&](auto index) {
     constexpr tuning::reduce_config config = Set.items[decltype(index)::value];
     if (!launched && config == chosen) {
-      launch_reduce<config.backend, config.threads, config.items_per_thread>(algorithm, ctx, stream, first, n, out,
-                                                                             init, op);
+      launch_plan<config.backend, config.threads, config.items_per_thread>(algorithm, ctx, stream, first, n, out,
+                                                                           plan);
       launched = true;
     }
   };
   (try_one(std::integral_constant<std::size_t, I>{}), ...);
   if (!launched) {  // cannot happen: every table choice is in Set. Take Set's first entry.
     constexpr tuning::reduce_config config = Set.items[0];
-    launch_reduce<config.backend, config.threads, config.items_per_thread>(algorithm, ctx, stream, first, n, out,
-                                                                           init, op);
+    launch_plan<config.backend, config.threads, config.items_per_thread>(algorithm, ctx, stream, first, n, out,
+                                                                         plan);
+  }
+}
+
+/// Runs `plan` over [first, first + n) into `out` on the policy's stream, on the backend
+/// and shape the policy forces or the tuning table picks for `OpClass` and the item size.
+template <tuning::reduce_op_class OpClass, class Policy, class It, class Out, class Plan>
+void dispatch_plan(const char* algorithm, const Policy& policy, const device_context& ctx, It first, std::int64_t n,
+                   Out out, const Plan& plan) {
+  using backend_tag = typename Policy::backend_type;
+  using T = typename Plan::accumulator;
+  using accumulator_op = typename Plan::accumulator_op;
+  constexpr bool slot_ok = backend_atomic::slot_supports_v<accumulator_op, T>;
+  constexpr bool atomic_allowed = slot_ok && (!Policy::is_deterministic || Plan::exact);
+  if constexpr (std::is_same_v<backend_tag, backend::automatic_t>) {
+    constexpr int value_bytes = int(sizeof(iter_value_t<It>));
+    using candidates =
+        automatic_reduce_candidates<OpClass, value_bytes, atomic_allowed, Policy::threads, Policy::items_per_thread>;
+    const tuning::reduce_config chosen = adjust_config<atomic_allowed, Policy::threads, Policy::items_per_thread>(
+        tuning::select_reduce(ctx.arch, OpClass, value_bytes, n));
+    launch_chosen<candidates::value>(chosen, std::make_index_sequence<std::size_t(candidates::value.size)>{},
+                                     algorithm, ctx, policy.stream(), first, n, out, plan);
+  } else {
+    constexpr int threads = Policy::threads > 0 ? Policy::threads : default_reduce_threads;
+    constexpr int items = Policy::items_per_thread > 0 ? Policy::items_per_thread : default_reduce_items_per_thread;
+    if constexpr (std::is_same_v<backend_tag, backend::atomic_t>) {
+      static_assert(slot_ok,
+                    "tally: the atomic backend needs tally::identity_element<Op, T> for this operator (and a value "
+                    "of at most 16 bytes); use backend::warp_shuffle or backend::shared_memory instead");
+      static_assert(atomic_allowed || !slot_ok,
+                    "tally: the atomic backend cannot give deterministic() results for this operator (a "
+                    "floating-point sum depends on the order of the atomics)");
+      if constexpr (atomic_allowed)  // else only the message above, not a cascade from the kernel
+        launch_plan<backend_id::atomic, threads, items>(algorithm, ctx, policy.stream(), first, n, out, plan);
+    } else {
+      launch_plan<backend_tag::id, threads, items>(algorithm, ctx, policy.stream(), first, n, out, plan);
+    }
   }
 }
 
@@ -140,33 +184,7 @@ void launch_chosen(tuning::reduce_config chosen, std::index_sequence<I...>, cons
 template <class Policy, class It, class Out, class T, class Op>
 void dispatch_reduce(const char* algorithm, const Policy& policy, const device_context& ctx, It first,
                      std::int64_t n, Out out, T init, Op op) {
-  using backend_tag = typename Policy::backend_type;
-  constexpr bool atomic_allowed = atomic_reduce_allowed_v<Op, T, Policy::is_deterministic>;
-  if constexpr (std::is_same_v<backend_tag, backend::automatic_t>) {
-    constexpr auto op_class = reduce_op_class_of<Op, T>();
-    constexpr int value_bytes = int(sizeof(iter_value_t<It>));
-    using candidates =
-        automatic_reduce_candidates<op_class, value_bytes, atomic_allowed, Policy::threads, Policy::items_per_thread>;
-    const tuning::reduce_config chosen = adjust_config<atomic_allowed, Policy::threads, Policy::items_per_thread>(
-        tuning::select_reduce(ctx.arch, op_class, value_bytes, n));
-    launch_chosen<candidates::value>(chosen, std::make_index_sequence<std::size_t(candidates::value.size)>{},
-                                     algorithm, ctx, policy.stream(), first, n, out, init, op);
-  } else {
-    constexpr int threads = Policy::threads > 0 ? Policy::threads : default_reduce_threads;
-    constexpr int items = Policy::items_per_thread > 0 ? Policy::items_per_thread : default_reduce_items_per_thread;
-    if constexpr (std::is_same_v<backend_tag, backend::atomic_t>) {
-      static_assert(backend_atomic::slot_supports_v<Op, T>,
-                    "tally: the atomic backend needs tally::identity_element<Op, T> for this operator (and a value "
-                    "of at most 16 bytes); use backend::warp_shuffle or backend::shared_memory instead");
-      static_assert(atomic_allowed || !backend_atomic::slot_supports_v<Op, T>,
-                    "tally: the atomic backend cannot give deterministic() results for this operator (a "
-                    "floating-point sum depends on the order of the atomics)");
-      if constexpr (atomic_allowed)  // else only the message above, not a cascade from the kernel
-        launch_reduce<backend_id::atomic, threads, items>(algorithm, ctx, policy.stream(), first, n, out, init, op);
-    } else {
-      launch_reduce<backend_tag::id, threads, items>(algorithm, ctx, policy.stream(), first, n, out, init, op);
-    }
-  }
+  dispatch_plan<reduce_op_class_of<Op, T>()>(algorithm, policy, ctx, first, n, out, make_reduce_plan(init, op));
 }
 
 }  // namespace detail

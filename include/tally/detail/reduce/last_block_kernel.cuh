@@ -4,7 +4,9 @@
 //   1. per-thread accumulation (thread_accumulate.cuh);
 //   2. a block reduction to one partial per block;
 //   3. each block writes its partial and arrives at the counter (grid_sync.cuh);
-//   4. the last block folds the partials in block order and writes op(init, total).
+//   4. the last block folds the partials in block order and finishes (reduce writes
+//      op(init, total); see plan.cuh).
+// T is the accumulator; `convert`, `op` and `finish` come from a plan (plan.cuh).
 // The order of every fold depends only on n, the tuning and the grid size, never on
 // which block finishes last, so the result is bitwise reproducible on a given GPU model.
 
@@ -16,10 +18,10 @@
 TALLY_NAMESPACE_BEGIN
 namespace detail {
 
-template <template <class, int> class BlockReduce, int Threads, int ItemsPerThread, class T, class It, class Out,
-          class Op>
-TALLY_KERNEL void __launch_bounds__(Threads)
-    last_block_reduce_kernel(input_range<It> in, T init, Out out, Op op, scratch_view scratch) {
+template <template <class, int> class BlockReduce, int Threads, int ItemsPerThread, class T, class It, class Convert,
+          class Op, class Finish, class Out>
+TALLY_KERNEL void __launch_bounds__(Threads) last_block_reduce_kernel(input_range<It> in, Convert convert, Op op,
+                                                                      Finish finish, Out out, scratch_view scratch) {
   using block_reduce_t = BlockReduce<T, Threads>;
   __shared__ typename block_reduce_t::temp_storage storage;
   __shared__ bool is_last;
@@ -27,14 +29,14 @@ TALLY_KERNEL void __launch_bounds__(Threads)
   wait_for_prior_grids();
 
   int valid;
-  const T acc = thread_accumulate<Threads, ItemsPerThread, T>(in, op, valid);
+  const T acc = thread_accumulate<Threads, ItemsPerThread, T>(in, convert, op, valid);
   if (valid == 0) {  // an empty range (the grid is then one block)
-    if (tid == 0) *out = init;
+    if (tid == 0) finish.empty(out);
     return;
   }
   const T block = block_reduce_t(storage).reduce(acc, valid, op);
   if (gridDim.x == 1) {
-    if (tid == 0) *out = op(init, block);
+    if (tid == 0) finish(out, block);
     return;
   }
 
@@ -57,7 +59,7 @@ TALLY_KERNEL void __launch_bounds__(Threads)
   __syncthreads();  // `storage` is reused
   const T total = block_reduce_t(storage).reduce(folded, grid < Threads ? grid : Threads, op);
   if (tid == 0) {
-    *out = op(init, total);
+    finish(out, total);
     reset_counter(scratch.counter);
   }
 }

@@ -9,6 +9,10 @@
 // 16-byte vector loads once the pointer is aligned: the unaligned head (fewer than
 // 16 bytes) and the last partial tile are read item by item by the last block.
 //
+// Each item is turned into the accumulator type by `convert(item, index)`: a plain
+// conversion for reduce, a (value, index) pair for max_element, an order key where a
+// min/max is cheaper on keys. Unused indices cost nothing: the compiler drops them.
+//
 // The host sizes the grid to at most the number of full tiles, so when there is a full
 // tile every thread of every block has at least one item; only a grid of one block
 // over less than a tile leaves some threads empty, and those are a prefix-closed set
@@ -85,8 +89,8 @@ __device__ TALLY_FORCEINLINE void accumulate(T& acc, bool& has, const T& value, 
 
 /// Returns this thread's fold of its items; `valid` (block-uniform) gets the number of
 /// threads of this block that have at least one item.
-template <int Threads, int ItemsPerThread, class T, class It, class Op>
-__device__ T thread_accumulate(const input_range<It>& in, Op op, int& valid) {
+template <int Threads, int ItemsPerThread, class T, class It, class Convert, class Op>
+__device__ T thread_accumulate(const input_range<It>& in, Convert convert, Op op, int& valid) {
   constexpr int tile = Threads * ItemsPerThread;
   const int tid = static_cast<int>(threadIdx.x);
   const std::int64_t body = in.n - in.head;
@@ -102,6 +106,7 @@ __device__ T thread_accumulate(const input_range<It>& in, Op op, int& valid) {
       const auto* words = reinterpret_cast<const typename shape::word*>(to_raw_pointer(in.first) + in.head);
       for (std::int64_t t = blockIdx.x; t < full_tiles; t += gridDim.x) {
         const auto* tile_words = words + t * (tile / shape::width);
+        const std::int64_t tile_first = in.head + t * tile;
         typename shape::word loaded[loads];
 #pragma unroll
         for (int j = 0; j < loads; ++j) loaded[j] = tile_words[j * Threads + tid];  // coalesced: a warp reads 512 contiguous bytes
@@ -111,7 +116,9 @@ __device__ T thread_accumulate(const input_range<It>& in, Op op, int& valid) {
           V lanes[shape::width];
           memcpy(lanes, &loaded[j], sizeof(lanes));
 #pragma unroll
-          for (int k = 0; k < shape::width; ++k) items[j * shape::width + k] = static_cast<T>(lanes[k]);
+          for (int k = 0; k < shape::width; ++k)
+            items[j * shape::width + k] =
+                convert(lanes[k], tile_first + std::int64_t(j * Threads + tid) * shape::width + k);
         }
         accumulate(acc, has, fold_tree(items, op), op);
       }
@@ -119,10 +126,12 @@ __device__ T thread_accumulate(const input_range<It>& in, Op op, int& valid) {
   }
   if (!in.vectorized) {
     for (std::int64_t t = blockIdx.x; t < full_tiles; t += gridDim.x) {
-      const It tile_first = in.first + t * tile;
+      const std::int64_t tile_first = t * tile;
+      const It tile_items = in.first + tile_first;
       T items[ItemsPerThread];
 #pragma unroll
-      for (int j = 0; j < ItemsPerThread; ++j) items[j] = static_cast<T>(tile_first[j * Threads + tid]);
+      for (int j = 0; j < ItemsPerThread; ++j)
+        items[j] = convert(tile_items[j * Threads + tid], tile_first + j * Threads + tid);
       accumulate(acc, has, fold_tree(items, op), op);
     }
   }
@@ -135,7 +144,7 @@ __device__ T thread_accumulate(const input_range<It>& in, Op op, int& valid) {
     const std::int64_t rest_begin = full_tiles * tile;
     for (int i = tid; i < count; i += Threads) {
       const std::int64_t index = i < in.head ? std::int64_t(i) : rest_begin + i;
-      accumulate(acc, has, static_cast<T>(in.first[index]), op);
+      accumulate(acc, has, convert(in.first[index], index), op);
     }
   }
   valid = full_tiles > 0 ? Threads : (count < Threads ? count : Threads);

@@ -1,0 +1,175 @@
+#pragma once
+// The plans (see detail/reduce/plan.cuh) behind max_element, min_element and
+// minmax_element: every item becomes a candidate (value, index), and two candidates
+// combine into the better one, the lower index winning a tie. That order is total, so
+// the result does not depend on the order of combination.
+//
+// Two representations:
+// - pairs, `arg_value<V>`, combined with the user's comparator: any value type, any
+//   comparator, any count;
+// - packed keys, one 64-bit unsigned integer: the value's order key (float_order.cuh) in
+//   the high 32 bits and (2^32 - 1 - index) in the low 32, so that a plain unsigned max
+//   picks the best value and, among equal values, the lowest index. Only for values of
+//   at most 4 bytes under the default comparators (tally::less / tally::greater), and
+//   for at most 2^32 items. It is what the atomic backend folds with one native 64-bit
+//   atomicMax per block.
+
+#include <tally/detail/float_order.cuh>
+#include <tally/functional.cuh>
+
+#include <cstdint>
+
+TALLY_NAMESPACE_BEGIN
+namespace detail {
+
+template <class V>
+struct arg_value {
+  V value;
+  std::int64_t index;
+};
+
+/// The better of two candidates: for a max, b beats a when comp(a, b); for a min, when
+/// comp(b, a); equal values go to the lower index.
+template <class V, class Compare, bool Max>
+struct arg_best {
+  Compare comp;
+  __host__ __device__ TALLY_FORCEINLINE arg_value<V> operator()(const arg_value<V>& a, const arg_value<V>& b) const {
+    const bool b_better = Max ? comp(a.value, b.value) : comp(b.value, a.value);
+    if (b_better) return b;
+    const bool a_better = Max ? comp(b.value, a.value) : comp(a.value, b.value);
+    if (a_better) return a;
+    return b.index < a.index ? b : a;
+  }
+};
+
+template <class V>
+struct convert_to_arg {
+  template <class Item>
+  __device__ TALLY_FORCEINLINE arg_value<V> operator()(const Item& item, std::int64_t index) const {
+    return {static_cast<V>(item), index};
+  }
+};
+
+/// finish: writes the winner's index; an empty range writes n.
+struct finish_index {
+  std::int64_t n;
+  template <class Out, class V>
+  __device__ void operator()(Out out, const arg_value<V>& best) const {
+    *out = best.index;
+  }
+  template <class Out>
+  __device__ void empty(Out out) const {
+    *out = n;
+  }
+};
+
+template <class V, class Compare, bool Max>
+struct arg_pair_plan {
+  using accumulator = arg_value<V>;
+  using accumulator_op = arg_best<V, Compare, Max>;
+  convert_to_arg<V> convert;
+  accumulator_op op;
+  finish_index finish;
+  static constexpr bool exact = true;
+};
+
+// --- packed keys ----------------------------------------------------------------------
+
+template <class Compare, class V>
+inline constexpr bool is_default_less_v = std::is_same_v<Compare, less<>> || std::is_same_v<Compare, less<V>>;
+template <class Compare, class V>
+inline constexpr bool is_default_greater_v = std::is_same_v<Compare, greater<>> || std::is_same_v<Compare, greater<V>>;
+
+/// Values that pack: arithmetic, at most 4 bytes, ordered by a default comparator.
+template <class V, class Compare>
+inline constexpr bool packs_arg_v =
+    is_arithmetic_v<V> && sizeof(V) <= 4 && (is_default_less_v<Compare, V> || is_default_greater_v<Compare, V>);
+
+inline constexpr std::int64_t max_packed_count = std::int64_t(1) << 32;
+
+/// High word: the order key, complemented when the best is the smallest in the
+/// library's order (min under less, max under greater). Low word: 2^32 - 1 - index.
+template <class V, bool LargestWins>
+struct convert_to_packed_arg {
+  template <class Item>
+  __device__ TALLY_FORCEINLINE unsigned long long operator()(const Item& item, std::int64_t index) const {
+    const std::uint32_t key = to_order_key(static_cast<V>(item));
+    const std::uint32_t high = LargestWins ? key : ~key;
+    return (static_cast<unsigned long long>(high) << 32) | (0xffffffffull - static_cast<unsigned long long>(index));
+  }
+};
+
+struct finish_packed_index {
+  std::int64_t n;
+  template <class Out>
+  __device__ void operator()(Out out, unsigned long long best) const {
+    *out = std::int64_t(0xffffffffull - (best & 0xffffffffull));
+  }
+  template <class Out>
+  __device__ void empty(Out out) const {
+    *out = n;
+  }
+};
+
+template <class V, bool LargestWins>
+struct arg_packed_plan {
+  using accumulator = unsigned long long;
+  using accumulator_op = maximum<unsigned long long>;
+  convert_to_packed_arg<V, LargestWins> convert;
+  accumulator_op op;
+  finish_packed_index finish;
+  static constexpr bool exact = true;
+};
+
+// --- minmax ---------------------------------------------------------------------------
+
+template <class V>
+struct arg_min_max {
+  arg_value<V> min, max;
+};
+
+template <class V, class Compare>
+struct arg_min_max_op {
+  Compare comp;
+  __host__ __device__ TALLY_FORCEINLINE arg_min_max<V> operator()(const arg_min_max<V>& a,
+                                                                   const arg_min_max<V>& b) const {
+    return {arg_best<V, Compare, false>{comp}(a.min, b.min), arg_best<V, Compare, true>{comp}(a.max, b.max)};
+  }
+};
+
+template <class V>
+struct convert_to_arg_min_max {
+  template <class Item>
+  __device__ TALLY_FORCEINLINE arg_min_max<V> operator()(const Item& item, std::int64_t index) const {
+    const V value = static_cast<V>(item);
+    return {{value, index}, {value, index}};
+  }
+};
+
+/// finish: out[0] = index of the min, out[1] = index of the max; empty: both n.
+struct finish_min_max_index {
+  std::int64_t n;
+  template <class Out, class V>
+  __device__ void operator()(Out out, const arg_min_max<V>& best) const {
+    out[0] = best.min.index;
+    out[1] = best.max.index;
+  }
+  template <class Out>
+  __device__ void empty(Out out) const {
+    out[0] = n;
+    out[1] = n;
+  }
+};
+
+template <class V, class Compare>
+struct arg_min_max_plan {
+  using accumulator = arg_min_max<V>;
+  using accumulator_op = arg_min_max_op<V, Compare>;
+  convert_to_arg_min_max<V> convert;
+  accumulator_op op;
+  finish_min_max_index finish;
+  static constexpr bool exact = true;
+};
+
+}  // namespace detail
+TALLY_NAMESPACE_END
