@@ -9,11 +9,11 @@
 
 #include <tally/tally.cuh>
 
+#include <tally_support/compare.hpp>
 #include <tally_support/data.cuh>
 
 #include <cub/device/device_reduce.cuh>
 
-#include <cmath>
 #include <limits>
 #include <string>
 
@@ -21,18 +21,6 @@ namespace tally_tool {
 namespace {
 
 namespace ts = tally_support;
-
-/// How close a result must be to CUB's: exact (integers, max, min) or relative.
-template <class Acc>
-bool close_enough(Acc got, Acc ref, double rel_tol) {
-  if constexpr (std::is_integral_v<Acc>) {
-    return got == ref;
-  } else {
-    if (std::isnan(ref) || std::isnan(got)) return std::isnan(ref) && std::isnan(got);
-    if (rel_tol == 0 || std::isinf(ref)) return got == ref;  // == treats -0.0 and +0.0 as equal
-    return std::fabs(double(got) - double(ref)) <= rel_tol * std::fabs(double(ref));
-  }
-}
 
 /// reduce of n items of T (pattern `data`) into an Acc with `op` from `init`.
 template <class T, class Acc, class Op>
@@ -72,7 +60,7 @@ std::vector<check_row> check_reduce(const check_row& label, ts::pattern data, Op
         tally_call(0);
         TALLY_SUPPORT_CHECK(cudaStreamSynchronize(input.stream));
         const Acc got = out.get();
-        row.ok = close_enough(got, reference, rel_tol);
+        row.ok = ts::close_enough(got, reference, rel_tol);
         if (!row.ok) row.detail = "got " + value_text(got) + ", CUB gives " + value_text(reference);
         if (row.ok && o.timing) {
           row.tally_us = time_us(tally_call, input, o.loops);

@@ -30,14 +30,6 @@ const std::vector<tally::backend_id> device_backends = {tally::backend_id::autom
                                                         tally::backend_id::shared_memory,
                                                         tally::backend_id::warp_shuffle};
 
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (std::size_t c; (c = s.find(',', start)) != std::string::npos; start = c + 1) out.push_back(s.substr(start, c - start));
-  out.push_back(s.substr(start));
-  return out;
-}
-
 std::set<std::string> known_types() {
   std::set<std::string> types;
   for (const auto& e : all_checks()) types.insert(e.type_key);
@@ -67,7 +59,7 @@ parsed parse(int argc, char** argv) {
       }
     } else if (args.take_value("--type", value)) {
       const auto known = known_types();
-      o.types = split_commas(value);
+      o.types = ts::split_commas(value);
       for (const auto& t : o.types)
         if (!known.count(t)) {
           std::string list;
@@ -76,7 +68,7 @@ parsed parse(int argc, char** argv) {
         }
     } else if (args.take_value("--backend", value)) {
       o.backends.clear();
-      for (const auto& b : split_commas(value)) {
+      for (const auto& b : ts::split_commas(value)) {
         auto it = std::find_if(device_backends.begin(), device_backends.end(),
                                [&](tally::backend_id id) { return b == tally::backend_name(id); });
         if (it == device_backends.end())

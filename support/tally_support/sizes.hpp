@@ -1,7 +1,7 @@
 #pragma once
 /// @file
 /// Item counts written the way people write them on a command line: "1000", "2^20",
-/// "2^16+3", "2^20-1", "1<<20"; lists separated by commas.
+/// "2^16+3", "2^20-1", "1<<20"; lists separated by commas (split_commas).
 
 #include <cstdint>
 #include <stdexcept>
@@ -47,17 +47,20 @@ inline std::uint64_t parse_size(const std::string& text) {
   return base + offset;
 }
 
+/// "a,b,,c" -> {"a", "b", "", "c"}; "" -> {""}. (Command-line lists: sizes, cases, types.)
+inline std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t c; (c = text.find(',', start)) != std::string::npos; start = c + 1)
+    out.push_back(text.substr(start, c - start));
+  out.push_back(text.substr(start));
+  return out;
+}
+
 /// Parses a comma-separated list of sizes.
 inline std::vector<std::uint64_t> parse_size_list(const std::string& text) {
   std::vector<std::uint64_t> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = text.find(',', start);
-    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    out.push_back(parse_size(item));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
+  for (const std::string& item : split_commas(text)) out.push_back(parse_size(item));
   return out;
 }
 

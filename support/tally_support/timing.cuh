@@ -13,8 +13,9 @@
 ///                                in.count(), stream);
 ///   printf("%.2f us\n", t.median_us);
 ///
-/// Also here: the `stream_read` ruler (the floor row of the anchors' tables) and the
-/// device-to-device copy ceiling.
+/// Also here: GPU time per call with the calls queued behind a spin kernel
+/// (time_queued_calls: the host's launch cost hidden), the `stream_read` ruler (the floor
+/// row of the anchors' tables) and the device-to-device copy ceiling.
 
 #include <tally_support/cuda_check.cuh>
 #include <tally_support/device_buffer.cuh>
@@ -72,6 +73,12 @@ struct event_pair {
   }
   event_pair(const event_pair&) = delete;
   event_pair& operator=(const event_pair&) = delete;
+  /// ms from start to stop (both must have completed).
+  double elapsed_ms() const {
+    float ms = 0;
+    TALLY_SUPPORT_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    return double(ms);
+  }
 };
 
 /// Runs `calls` calls between the events and returns the mean µs per call.
@@ -83,9 +90,7 @@ double timed_loop(Call& call, int copies, cudaStream_t stream, long calls, long&
   TALLY_SUPPORT_CHECK(cudaEventRecord(ev.stop, stream));
   TALLY_SUPPORT_CHECK(cudaEventSynchronize(ev.stop));
   TALLY_SUPPORT_CHECK(cudaGetLastError());  // a failed launch inside the loop invalidates it
-  float ms = 0;
-  TALLY_SUPPORT_CHECK(cudaEventElapsedTime(&ms, ev.start, ev.stop));
-  return double(ms) * 1e3 / double(calls);
+  return ev.elapsed_ms() * 1e3 / double(calls);
 }
 
 }  // namespace detail
@@ -124,6 +129,133 @@ timing_result time_calls(Call&& call, int copies, cudaStream_t stream, const tim
   r.median_us = m % 2 ? sorted[m / 2] : 0.5 * (sorted[m / 2 - 1] + sorted[m / 2]);
   r.min_us = sorted.front();
   r.max_us = sorted.back();
+  return r;
+}
+
+// --- GPU time per call: calls queued behind a spin kernel --------------------------------
+//
+// A spin kernel (~3 ms) is enqueued first, then an event, the calls, an event. The calls
+// queue up behind the spin, so the GPU runs them back to back and the host's launch
+// cost (several µs per launch, which would hide every difference at small n) is not in
+// the figure. A loop counts only if the spin was still running once every call was
+// enqueued; otherwise it is redone with a spin twice as long (up to max_spin_doublings
+// times). The figure is the median of the loops' means.
+//
+//   const spin_calibration spin = calibrate_spin(stream);
+//   const long calls = queued_calls_for(time_calls(call, copies, stream).median_us);
+//   queued_timing t = time_queued_calls(call, copies, stream, calls, spin);
+
+namespace detail {
+
+/// Busy-waits `cycles` SM clock cycles: the stream holds everything queued behind it.
+/// (A template only so that the header can be included by several translation units.)
+template <int = 0>
+__global__ void spin_kernel(long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+
+}  // namespace detail
+
+struct spin_calibration {
+  long long cycles = 0;  ///< spin length in SM clock cycles
+  double ms = 0;         ///< its measured duration
+};
+
+/// A spin of about `target_ms` on `stream`: a first guess from the peak SM clock, then
+/// corrected by the spin's measured time.
+inline spin_calibration calibrate_spin(cudaStream_t stream, double target_ms = 3.0) {
+  int device = 0, clock_khz = 0;
+  TALLY_SUPPORT_CHECK(cudaGetDevice(&device));
+  TALLY_SUPPORT_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
+  spin_calibration spin;
+  spin.cycles = (long long)(target_ms * (clock_khz > 0 ? clock_khz : 2000000));  // kHz x ms = cycles
+  detail::event_pair ev;
+  auto measure = [&] {
+    TALLY_SUPPORT_CHECK(cudaEventRecord(ev.start, stream));
+    detail::spin_kernel<><<<1, 1, 0, stream>>>(spin.cycles);
+    TALLY_SUPPORT_CHECK_LAUNCH();
+    TALLY_SUPPORT_CHECK(cudaEventRecord(ev.stop, stream));
+    TALLY_SUPPORT_CHECK(cudaEventSynchronize(ev.stop));
+    spin.ms = ev.elapsed_ms();
+  };
+  for (int pass = 0; pass < 2; ++pass) measure();  // the first pass also pays module loading
+  if (spin.ms > 0 && std::fabs(spin.ms - target_ms) > 0.1 * target_ms) {
+    spin.cycles = (long long)(double(spin.cycles) * target_ms / spin.ms);
+    spin.cycles = std::clamp<long long>(spin.cycles, 1000000, 100000000);
+    measure();
+  }
+  return spin;
+}
+
+struct queued_timing_options {
+  int loops = 5;                ///< timed loops; the result is the median of their means
+  int max_spin_doublings = 4;   ///< a loop not fully queued is redone with a longer spin, at most this often
+  int warmup_calls = 5;
+  long calls_max = 100;         ///< calls per loop (queued_calls_for)...
+  long calls_min = 10;          ///< ...fewer (not below this) where calls_max would take
+  double loop_max_ms = 10.0;    ///< longer than this
+};
+
+struct queued_timing {
+  double median_us = 0, min_us = 0, max_us = 0;  ///< over the loops' means
+  long calls_per_loop = 0;
+  int redone_loops = 0;  ///< loops redone with a longer spin
+  bool queued = true;    ///< false: some loop was not fully queued even after the last doubling
+};
+
+/// calls_max calls per loop; fewer where a loop would last longer than loop_max_ms
+/// (there the host's launch cost is far below the GPU time anyway). `estimate_us`: a
+/// time per call, e.g. time_calls' median.
+inline long queued_calls_for(double estimate_us, const queued_timing_options& options = {}) {
+  if (!(estimate_us > 0)) return options.calls_max;
+  const long fit = long(options.loop_max_ms * 1e3 / estimate_us);
+  return std::clamp(fit, options.calls_min, options.calls_max);
+}
+
+/// GPU µs per call of `call(copy_index)` (as for time_calls): a few warm-up calls, then
+/// per loop the spin, an event, `calls` calls, an event; the median of the loops' means.
+template <class Call>
+queued_timing time_queued_calls(Call&& call, int copies, cudaStream_t stream, long calls,
+                                const spin_calibration& spin, const queued_timing_options& options = {}) {
+  if (copies < 1) throw std::invalid_argument("tally_support::time_queued_calls: copies < 1");
+  if (options.loops < 1) throw std::invalid_argument("tally_support::time_queued_calls: loops < 1");
+  detail::event_pair ev;
+  long next = 0;
+  for (int w = 0; w < options.warmup_calls; ++w, ++next) call(int(next % copies));
+  TALLY_SUPPORT_CHECK(cudaStreamSynchronize(stream));
+  TALLY_SUPPORT_CHECK(cudaGetLastError());
+
+  queued_timing r;
+  r.calls_per_loop = calls;
+  std::vector<double> loop_us;
+  for (int l = 0; l < options.loops; ++l) {
+    bool queued = false;
+    double us = 0;
+    for (int attempt = 0; attempt <= options.max_spin_doublings && !queued; ++attempt) {
+      detail::spin_kernel<><<<1, 1, 0, stream>>>(spin.cycles << attempt);
+      TALLY_SUPPORT_CHECK_LAUNCH();
+      TALLY_SUPPORT_CHECK(cudaEventRecord(ev.start, stream));
+      for (long c = 0; c < calls; ++c, ++next) call(int(next % copies));
+      TALLY_SUPPORT_CHECK(cudaEventRecord(ev.stop, stream));
+      // Still spinning now that every call is enqueued: the calls ran back to back.
+      const cudaError_t q = cudaEventQuery(ev.start);
+      if (q != cudaErrorNotReady) TALLY_SUPPORT_CHECK(q);
+      if (cudaPeekAtLastError() == cudaErrorNotReady) (void)cudaGetLastError();  // "not ready" is no error
+      queued = q == cudaErrorNotReady;
+      TALLY_SUPPORT_CHECK(cudaEventSynchronize(ev.stop));
+      TALLY_SUPPORT_CHECK(cudaGetLastError());  // a failed launch inside the loop invalidates it
+      us = ev.elapsed_ms() * 1e3 / double(calls);
+      if (!queued && attempt < options.max_spin_doublings) ++r.redone_loops;
+    }
+    r.queued = r.queued && queued;
+    loop_us.push_back(us);
+  }
+  std::sort(loop_us.begin(), loop_us.end());
+  r.median_us = loop_us[loop_us.size() / 2];
+  r.min_us = loop_us.front();
+  r.max_us = loop_us.back();
   return r;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Helpers shared by the GPU tests (test/gpu/test_*.cu), namespace tt:
 //
-//   device_buffer<T>                 RAII device memory (cudaMalloc / cudaFree)
+//   device_buffer<T>                 device memory (tally_support::device_buffer, never null)
 //   pattern, make_data<T>(n, p)      seeded data generated on the device, with poison
 //                                    values around the range (an out-of-range read shows)
 //   cub_reduce(in, n, init, op)      the CUB reference on the same device input
@@ -10,6 +10,8 @@
 //   run_tally(policy, first, n, init, op, mode)
 //                                    tally::reduce (sync) or tally::reduce_into (async, on
 //                                    a created non-blocking stream, with guard bytes)
+//   make_exact_case / check_exact_ops
+//                                    int sum, float max and min with exact results
 //   report / check_exact / check_close
 //                                    comparisons with a readable message, and a failure
 //                                    budget so that a broken backend does not print
@@ -19,6 +21,8 @@
 //
 // Every test file is its own executable, linked with test/gpu/main.cu.
 #include <tally/tally.cuh>
+
+#include <tally_support/device_buffer.cuh>
 
 #include <doctest/doctest.h>
 
@@ -243,33 +247,24 @@ bool check_close(const T& actual, const T& expected, double tol, const std::stri
 // ---------------------------------------------------------------------------------------
 // Device memory
 
+/// tally_support::device_buffer as the tests use it: never a null pointer (n = 0 still
+/// allocates one item, so that e.g. CUB's temporary storage of 0 bytes is not taken for
+/// a size query), data() writable from a const buffer, and host copies checked with
+/// REQUIRE. (Allocation failures throw, which doctest reports as a failed test case.)
 template <class T>
 class device_buffer {
  public:
   device_buffer() = default;
-  explicit device_buffer(std::size_t n) : size_(n) {
-    TT_CUDA(cudaMalloc(reinterpret_cast<void**>(&data_), (n ? n : 1) * sizeof(T)));
-  }
+  explicit device_buffer(std::size_t n) : storage_(n ? n : 1), size_(n) {}
   explicit device_buffer(const std::vector<T>& host) : device_buffer(host.size()) { upload(host); }
-  device_buffer(const device_buffer&) = delete;
-  device_buffer& operator=(const device_buffer&) = delete;
-  device_buffer(device_buffer&& o) noexcept
-      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
-  device_buffer& operator=(device_buffer&& o) noexcept {
-    std::swap(data_, o.data_);
-    std::swap(size_, o.size_);
-    return *this;
-  }
-  ~device_buffer() {
-    if (data_) (void)cudaFree(data_);
-  }
-  T* data() const { return data_; }
+
+  T* data() const { return const_cast<T*>(storage_.data()); }
   std::size_t size() const { return size_; }
   void upload(const std::vector<T>& host) {
     REQUIRE(host.size() <= size_);
-    if (!host.empty()) TT_CUDA(cudaMemcpy(data_, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+    if (!host.empty()) TT_CUDA(cudaMemcpy(data(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
   }
-  std::vector<T> download() const { return download(data_, size_); }
+  std::vector<T> download() const { return download(data(), size_); }
   static std::vector<T> download(const T* p, std::size_t n) {
     std::vector<T> host(n);
     if (n) TT_CUDA(cudaMemcpy(host.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
@@ -277,7 +272,7 @@ class device_buffer {
   }
 
  private:
-  T* data_ = nullptr;
+  tally_support::device_buffer<T> storage_;
   std::size_t size_ = 0;
 };
 
@@ -596,6 +591,40 @@ std::optional<T> run_tally(const Policy& policy, It first, long long n, T init, 
 template <class B>
 std::string run_label(const char* op, B backend, run_mode mode) {
   return std::string("op=") + op + " backend=" + backend_label(backend) + " " + mode_name(mode);
+}
+
+/// An int data set (pattern::random) and a float one (pattern::with_nan) of n items, with
+/// the exact results over them of plus<int> from `int_init`, and of max<float> and
+/// min<float> in the library's order.
+struct exact_case {
+  dataset<int> ints;
+  dataset<float> floats;
+  int int_init = 0, sum = 0;
+  float max = 0, min = 0;
+};
+inline exact_case make_exact_case(long long n, int offset, int int_init) {
+  exact_case c{make_data<int>(n, pattern::random, offset), make_data<float>(n, pattern::with_nan, offset), int_init};
+  c.sum = cub_reduce(c.ints.ptr, n, int_init, ref_plus<int>{});
+  const std::vector<float> fh = c.floats.host();
+  c.max = host_max(fh, -std::numeric_limits<float>::infinity());
+  c.min = host_min(fh, std::numeric_limits<float>::infinity());
+  return c;
+}
+/// Runs plus<int>, max<float> and min<float> of `c` with `policy` in `mode`; each must
+/// give the exact result.
+template <class Policy>
+void check_exact_ops(const Policy& policy, const exact_case& c, run_mode mode) {
+  std::string what = std::string("op=plus<int> ") + mode_name(mode);
+  if (auto r = run_tally(policy, c.ints.ptr, c.ints.n, c.int_init, tally::plus<int>{}, mode, what))
+    check_exact(*r, c.sum, what);
+  what = std::string("op=max<float> ") + mode_name(mode);
+  if (auto r = run_tally(policy, c.floats.ptr, c.floats.n, -std::numeric_limits<float>::infinity(),
+                         tally::maximum<float>{}, mode, what))
+    check_exact(*r, c.max, what);
+  what = std::string("op=min<float> ") + mode_name(mode);
+  if (auto r = run_tally(policy, c.floats.ptr, c.floats.n, std::numeric_limits<float>::infinity(),
+                         tally::minimum<float>{}, mode, what))
+    check_exact(*r, c.min, what);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -65,25 +65,9 @@ TEST_CASE_TEMPLATE("deterministic(): exact reductions on every backend, the atom
   const auto policy = tally::par.with(B{}).deterministic();
   for (long long n : {1LL, 4097LL, 65537LL, (1LL << 22) + 1}) {
     INFO("backend=", tt::backend_label(B{}), " n=", n);
-    const auto i = tt::make_data<int>(n, tt::pattern::random);
-    const auto f = tt::make_data<float>(n, tt::pattern::with_nan);
-    const int sum = tt::cub_reduce(i.ptr, n, 0, tt::ref_plus<int>{});
-    const std::vector<float> fh = f.host();
-    const float fmax = tt::host_max(fh, -std::numeric_limits<float>::infinity());
-    const float fmin = tt::host_min(fh, std::numeric_limits<float>::infinity());
+    const tt::exact_case c = tt::make_exact_case(n, /*offset=*/0, /*int_init=*/0);
     for (tt::run_mode mode : tt::run_modes) {
-      for (int run = 0; run < 3; ++run) {
-        std::string what = std::string("op=plus<int> ") + tt::mode_name(mode);
-        if (auto r = tt::run_tally(policy, i.ptr, n, 0, tally::plus<int>{}, mode, what)) tt::check_exact(*r, sum, what);
-        what = std::string("op=max<float> ") + tt::mode_name(mode);
-        if (auto r = tt::run_tally(policy, f.ptr, n, -std::numeric_limits<float>::infinity(), tally::maximum<float>{},
-                                   mode, what))
-          tt::check_exact(*r, fmax, what);
-        what = std::string("op=min<float> ") + tt::mode_name(mode);
-        if (auto r = tt::run_tally(policy, f.ptr, n, std::numeric_limits<float>::infinity(), tally::minimum<float>{},
-                                   mode, what))
-          tt::check_exact(*r, fmin, what);
-      }
+      for (int run = 0; run < 3; ++run) tt::check_exact_ops(policy, c, mode);
     }
   }
 }

@@ -156,24 +156,8 @@ void check_tuned(const Policy& policy, const char* label) {
     INFO("policy=", label, " tile=", tile, " n=", n);
     for (int offset : {0, 1}) {
       INFO("offset=", offset);
-      const auto d = tt::make_data<int>(n, tt::pattern::random, offset);
-      const auto f = tt::make_data<float>(n, tt::pattern::with_nan, offset);
-      const int sum = tt::cub_reduce(d.ptr, n, 7, tt::ref_plus<int>{});
-      const std::vector<float> fh = f.host();
-      const float fmax = tt::host_max(fh, -std::numeric_limits<float>::infinity());
-      const float fmin = tt::host_min(fh, std::numeric_limits<float>::infinity());
-      for (tt::run_mode mode : tt::run_modes) {
-        std::string what = std::string("op=plus<int> ") + tt::mode_name(mode);
-        if (auto r = tt::run_tally(policy, d.ptr, n, 7, tally::plus<int>{}, mode, what)) tt::check_exact(*r, sum, what);
-        what = std::string("op=max<float> ") + tt::mode_name(mode);
-        if (auto r = tt::run_tally(policy, f.ptr, n, -std::numeric_limits<float>::infinity(), tally::maximum<float>{},
-                                   mode, what))
-          tt::check_exact(*r, fmax, what);
-        what = std::string("op=min<float> ") + tt::mode_name(mode);
-        if (auto r = tt::run_tally(policy, f.ptr, n, std::numeric_limits<float>::infinity(), tally::minimum<float>{},
-                                   mode, what))
-          tt::check_exact(*r, fmin, what);
-      }
+      const tt::exact_case c = tt::make_exact_case(n, offset, /*int_init=*/7);
+      for (tt::run_mode mode : tt::run_modes) tt::check_exact_ops(policy, c, mode);
     }
   }
 }
