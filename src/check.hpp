@@ -1,9 +1,8 @@
 #pragma once
 // The table of checks behind `tally verify`. A check entry is one (algorithm, type,
 // data pattern); run(n, options) compares tally with CUB on one input of n items, for
-// every requested backend, and times both. New algorithms (max_element, top_k,
-// copy_if) plug in by returning their entries from a function listed in
-// check_registry.cu.
+// every requested backend, and times both. New algorithms (top_k, copy_if) plug in
+// by returning their entries from a function listed in check_registry.cu.
 
 #include <tally/policy.cuh>
 
@@ -51,5 +50,6 @@ std::vector<check_entry> all_checks();
 
 /// The entries of each algorithm (one function per algorithm, one file each).
 std::vector<check_entry> reduce_checks();
+std::vector<check_entry> extrema_checks();  ///< max_element_into, min_element_into
 
 }  // namespace tally_tool

@@ -14,10 +14,15 @@
 //                                    int64 with guard bytes around it)
 //   run_minmax(policy, first, n, comp, what)
 //                                    tally::minmax_element
+//   check_all_forms(policy, first, n, comp, expect_max, expect_min, label)
+//                                    max_element, min_element (both forms) and
+//                                    minmax_element against the expected indices
 //   make_ties<T>(n, offset)          values -1, 0, 1, 2 (0..3 unsigned) at random: many ties
 //   check_extrema(d, data_name)      every backend, every form, less<> and greater<>,
 //                                    against CUB (NaN-free data) or the host reference
 //   extrema_suite<T>()               every standard size x pattern, misaligned starts
+//
+// Every test file is its own executable, linked with test/gpu/main.cu.
 #include "common.cuh"
 
 #include <cub/device/device_reduce.cuh>
@@ -81,12 +86,6 @@ inline constexpr ext_mode ext_modes[] = {ext_mode::sync, ext_mode::async};
 inline const char* ext_name(bool max, ext_mode m) {
   if (m == ext_mode::sync) return max ? "max_element" : "min_element";
   return max ? "max_element_into" : "min_element_into";
-}
-
-/// "max_element_into backend=atomic comp=less" for messages.
-template <class B>
-std::string ext_label(bool max, ext_mode m, B backend, const char* comp) {
-  return std::string(ext_name(max, m)) + " backend=" + backend_label(backend) + " comp=" + comp;
 }
 
 /// The index tally finds in [first, first + n) (Max: max_element, else min_element).
@@ -259,13 +258,14 @@ void check_extrema(const dataset<T>& d, const char* data_name) {
   });
 }
 
-/// The data patterns of the extrema suite at size n: the reduce suite's (common.cuh),
-/// signed zeros included for floats.
+/// The data patterns of the extrema suite at size n: the reduce suite's (common.cuh,
+/// signed zeros and NaN included for floats), and for floats above 2^21 items also
+/// constant, all +inf and all -inf (the first index must win across many blocks; cub#642).
 template <class T>
 std::vector<pattern> extrema_patterns_for(long long n) {
   std::vector<pattern> p = patterns_for<T>(n);
   if constexpr (is_float_v<T>) {
-    if (n > (1LL << 21)) p.push_back(pattern::pos_inf);  // cub#642 at a size with many blocks
+    if (n > (1LL << 21)) p.insert(p.end(), {pattern::constant, pattern::pos_inf, pattern::neg_inf});
   }
   return p;
 }

@@ -1,0 +1,289 @@
+// bench_max_element: tally's max_element_into / min_element_into against CUB's ArgMax /
+// ArgMin, Thrust's max_element / min_element, tally's own value-only reduce and the
+// stream_read floor, side by side in one run, by the anchors' method
+// (shared/anchors/README.md): back-to-back calls between CUDA events, inputs rotating over
+// copies that fill 512 MiB, the figure is the median over 7 loops of the mean µs per call.
+//
+// Each Google Benchmark entry is one (case, implementation, n); it runs the whole
+// 7-loop measurement once (Iterations(1)) and reports the median through manual time.
+// Every implementation's index is checked against CUB's on the same input first (the
+// value-only reduce: its value against the item at CUB's index); a wrong result is
+// reported as WRONG, never timed, and the program exits with 1. At the end the Markdown
+// tables (µs, GB/s, speed-up vs CUB) are printed and written to --md=FILE.
+//
+// Flags (removed before Google Benchmark sees argv; its own --benchmark_* flags work):
+//   --sizes=even|all|LIST   2^10, 2^12, ..., 2^28 (default) | every power 2^10..2^28 |
+//                           e.g. --sizes=2^10,2^20,1000
+//   --cases=LIST            subset of float_argmax,float_argmin,int32_argmax
+//   --md=FILE               where the Markdown tables go (default bench_max_element.md)
+
+#include <tally/tally.cuh>
+
+#include <tally_support/bench_cli.hpp>
+#include <tally_support/bench_report.hpp>
+#include <tally_support/cuda_check.cuh>
+#include <tally_support/device_info.cuh>
+#include <tally_support/extrema_cases.cuh>
+#include <tally_support/gbench_glue.cuh>
+#include <tally_support/sizes.hpp>
+#include <tally_support/table.hpp>
+#include <tally_support/timing.cuh>
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ts = tally_support;
+
+namespace {
+
+// --- the implementations (table rows, in this order) --------------------------------------
+
+enum class impl {
+  floor,
+  cub,
+  tally_automatic,
+  tally_atomic,
+  tally_shared_memory,
+  tally_warp_shuffle,
+  thrust,
+  tally_reduce,
+};
+const impl all_impls[] = {impl::floor,         impl::cub,          impl::tally_automatic,
+                          impl::tally_atomic,  impl::tally_shared_memory, impl::tally_warp_shuffle,
+                          impl::thrust,        impl::tally_reduce};
+
+/// The row of `which` in the tables of Case (the reference row is "cub").
+template <class Case>
+std::string impl_row(impl which) {
+  switch (which) {
+    case impl::floor: return "stream_read (floor)";
+    case impl::cub: return "cub";
+    case impl::tally_automatic: return "tally automatic";
+    case impl::tally_atomic: return "tally atomic";
+    case impl::tally_shared_memory: return "tally shared_memory";
+    case impl::tally_warp_shuffle: return "tally warp_shuffle";
+    case impl::thrust: return Case::thrust_name;
+    case impl::tally_reduce: return Case::reduce_name;
+  }
+  return "?";
+}
+const char* impl_key(impl i) {  // Google Benchmark names: no spaces
+  switch (i) {
+    case impl::floor: return "stream_read";
+    case impl::cub: return "cub";
+    case impl::tally_automatic: return "tally_automatic";
+    case impl::tally_atomic: return "tally_atomic";
+    case impl::tally_shared_memory: return "tally_shared_memory";
+    case impl::tally_warp_shuffle: return "tally_warp_shuffle";
+    case impl::thrust: return "thrust";
+    case impl::tally_reduce: return "tally_reduce";
+  }
+  return "?";
+}
+
+/// Calls f with the tally policy of a tally row (on `s`, backend forced; the reduce row
+/// runs on automatic).
+template <class F>
+void with_tally_policy(impl which, cudaStream_t s, F&& f) {
+  switch (which) {
+    case impl::tally_automatic:
+    case impl::tally_reduce: f(tally::par.on(s).with(tally::backend::automatic)); break;
+    case impl::tally_atomic: f(tally::par.on(s).with(tally::backend::atomic)); break;
+    case impl::tally_shared_memory: f(tally::par.on(s).with(tally::backend::shared_memory)); break;
+    case impl::tally_warp_shuffle: f(tally::par.on(s).with(tally::backend::warp_shuffle)); break;
+    default: throw std::logic_error("with_tally_policy: not a tally row");
+  }
+}
+
+// --- shared state of one run ----------------------------------------------------------------
+
+cudaStream_t g_stream = nullptr;
+std::unique_ptr<ts::stream_read> g_ruler;
+std::unique_ptr<ts::bench_report> g_report;
+
+/// The input of one (case, n) and CUB's result on it, one at a time
+/// (support/tally_support/extrema_cases.cuh).
+ts::extrema_input_slot g_inputs;
+
+// --- one benchmark: verify, then time -------------------------------------------------------
+
+/// Checks one call of `which` on copy 0 (synchronised) against CUB: the index, or for the
+/// value-only reduce the value of the item at CUB's index. Empty when it matches, else
+/// what it gave.
+template <class Case>
+std::string mismatch(impl which, ts::extrema_input<Case>& s) {
+  using T = typename Case::T;
+  const std::size_t n = s.in.size();
+  const T* first = s.in.copy(0);
+  switch (which) {
+    case impl::cub: return "";
+    case impl::thrust: {
+      const std::int64_t got = Case::thrust_call(first, first + n, g_stream) - first;
+      return got == s.reference_index ? "" : "index " + std::to_string(got);
+    }
+    case impl::tally_reduce: {
+      s.value_out.memset(0xff);  // a row that writes nothing cannot pass by accident
+      with_tally_policy(which, g_stream, [&](auto policy) { Case::tally_reduce_into(policy, first, first + n, s.value_out.data()); });
+      TALLY_SUPPORT_CHECK(cudaStreamSynchronize(g_stream));
+      const T got = s.value_out.get();
+      return got == s.reference_value ? "" : "value " + std::to_string(got);
+    }
+    default: {
+      s.index_out.memset(0xff);
+      with_tally_policy(which, g_stream, [&](auto policy) { Case::tally_into(policy, first, first + n, s.index_out.data()); });
+      TALLY_SUPPORT_CHECK(cudaStreamSynchronize(g_stream));
+      const std::int64_t got = s.index_out.get();
+      return got == s.reference_index ? "" : "index " + std::to_string(got);
+    }
+  }
+}
+
+template <class Case>
+ts::timing_result time_impl(impl which, ts::extrema_input<Case>& s) {
+  using T = typename Case::T;
+  const std::size_t n = s.in.size();
+  const int copies = s.in.count();
+  switch (which) {
+    case impl::floor:
+      return ts::time_calls([&](int k) { (*g_ruler)(s.in.copy(k), n * sizeof(T), g_stream); }, copies, g_stream);
+    case impl::cub:
+      return ts::time_calls([&](int k) { s.cub_call(k); }, copies, g_stream);
+    case impl::thrust: {
+      const T* sink = nullptr;
+      auto t = ts::time_calls([&](int k) { sink = Case::thrust_call(s.in.copy(k), s.in.copy(k) + n, g_stream); },
+                              copies, g_stream);
+      benchmark::DoNotOptimize(sink);
+      return t;
+    }
+    case impl::tally_reduce: {
+      ts::timing_result t;
+      with_tally_policy(which, g_stream, [&](auto policy) {
+        t = ts::time_calls(
+            [&](int k) { Case::tally_reduce_into(policy, s.in.copy(k), s.in.copy(k) + n, s.value_out.data()); },
+            copies, g_stream);
+      });
+      return t;
+    }
+    default: {
+      ts::timing_result t;
+      with_tally_policy(which, g_stream, [&](auto policy) {
+        t = ts::time_calls(
+            [&](int k) { Case::tally_into(policy, s.in.copy(k), s.in.copy(k) + n, s.index_out.data()); }, copies,
+            g_stream);
+      });
+      return t;
+    }
+  }
+}
+
+template <class Case>
+void run_benchmark(benchmark::State& state, impl which, std::size_t n) {
+  try {
+    auto& s = g_inputs.get<Case>(n, g_stream);
+    if (which != impl::floor) {  // the ruler computes nothing to check
+      const std::string got = mismatch(which, s);
+      if (!got.empty()) {
+        g_report->record_wrong(Case::name, impl_row<Case>(which), n);
+        std::cerr << "bench_max_element: WRONG " << Case::name << " " << impl_key(which) << " n=" << n << ": got "
+                  << got << ", CUB gives index " << s.reference_index << " (value " << s.reference_value << ")\n";
+        state.SkipWithError("WRONG result (differs from CUB); not timed");
+        return;
+      }
+    }
+    ts::timing_result t;
+    for (auto _ : state) {
+      t = time_impl(which, s);
+      state.SetIterationTime(t.median_us * 1e-6);
+    }
+    g_report->record(Case::name, impl_row<Case>(which), n, t.median_us);
+    state.counters["GB/s"] = ts::gbps(double(n) * sizeof(typename Case::T), t.median_us);
+    state.counters["spread%"] = ts::spread_percent(t.median_us, t.min_us, t.max_us);
+    state.counters["calls/loop"] = double(t.calls_per_loop);
+    state.counters["copies"] = double(s.in.count());
+  } catch (const std::exception& e) {
+    // A CUDA error poisons the context: nothing measured after it could be trusted.
+    std::cerr << "bench_max_element: FATAL in " << Case::name << " " << impl_key(which) << " n=" << n << ": "
+              << e.what() << "\n";
+    std::exit(1);
+  }
+}
+
+template <class Case>
+void register_case(const std::vector<std::uint64_t>& sizes) {
+  g_report->add_case(Case::name, std::string(Case::description) + " (cub row: " + Case::cub_name + ")",
+                     double(sizeof(typename Case::T)));
+  for (auto n : sizes)
+    for (impl which : all_impls) {
+      const std::string name = std::string(Case::name) + "/" + impl_key(which) + "/" + ts::size_label(n);
+      ts::register_measurement(name, [which, n](benchmark::State& st) { run_benchmark<Case>(st, which, n); });
+    }
+}
+
+// --- command line -----------------------------------------------------------------------------
+
+const ts::bench_program program{
+    "bench_max_element",
+    "tally max_element_into / min_element_into vs CUB ArgMax / ArgMin, Thrust, tally::reduce_into and the "
+    "stream_read floor\n",
+    "bench_max_element.md", ts::extrema_cases::names(), "float_argmax"};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ts::bench_flags opt;
+  if (!ts::start_benchmarks(argc, argv, program, opt)) return 2;
+
+  try {
+    ts::require_device();
+    const ts::device_info dev = ts::current_device_info();
+    const std::string when = ts::utc_now();
+    TALLY_SUPPORT_CHECK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
+    g_ruler = std::make_unique<ts::stream_read>();
+    g_report = std::make_unique<ts::bench_report>(opt.sizes);
+
+    std::cout << "bench_max_element on " << ts::describe(dev) << ", " << when << "\n";
+    const ts::copy_ceiling ceiling = ts::measure_copy_ceiling(g_stream);
+    std::cout << "copy ceiling: 1 GiB device-to-device in " << ts::figure(ceiling.us) << " us = "
+              << ts::figure(ceiling.gbps) << " GB/s (read + write)\n"
+              << std::flush;
+    benchmark::AddCustomContext("device", dev.name + ", " + std::to_string(dev.sms) + " SMs");
+    benchmark::AddCustomContext("copy_ceiling_GBps", ts::figure(ceiling.gbps));
+
+    ts::extrema_cases::for_each_wanted(opt.cases, [&](auto c) { register_case<decltype(c)>(opt.sizes); });
+
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    g_inputs.reset();
+
+    std::string md = ts::markdown_head("bench_max_element", dev, when);
+    md += "- method: median over 7 loops of the mean time per call, back-to-back calls between CUDA events, "
+          "inputs rotating over copies that fill 512 MiB (at most 1024); CUB temporary storage allocated once; "
+          "the thrust rows include its synchronisation and the copy of the result to the host\n";
+    md += "- tally rows: max_element_into / min_element_into writing a 64-bit index to device memory; the "
+          "tally::reduce_into row finds the value only (no index), on the automatic backend\n";
+    md += "- copy ceiling: 1 GiB device-to-device copy, " + ts::figure(ceiling.gbps) + " GB/s (read + write)\n";
+    md += "- WRONG: the index differed from CUB's on the same input (the reduce row: the value differed from the "
+          "item at CUB's index); such a row is not timed\n\n";
+    md += g_report->markdown("cub");
+
+    ts::write_markdown(md, opt.md);
+
+    g_ruler.reset();  // free device memory while the CUDA runtime is still up
+    TALLY_SUPPORT_CHECK(cudaStreamDestroy(g_stream));
+    if (g_report->any_wrong()) {
+      std::cerr << "bench_max_element: some implementations gave WRONG results (see the tables)\n";
+      return 1;
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "bench_max_element: FATAL: " << e.what() << "\n";
+    return 1;
+  }
+}
