@@ -14,26 +14,7 @@
 
 #include <cstdio>
 
-namespace {
-
-bool have_cuda_device() {
-  int count = 0;
-  const cudaError_t status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess || count == 0) {
-    std::printf("skipped: no CUDA device (%s)\n",
-                status != cudaSuccess ? cudaGetErrorString(status) : "cudaGetDeviceCount returned 0 devices");
-    return false;
-  }
-  return true;
-}
-
-int failures = 0;
-void expect(bool ok, const char* what) {
-  std::printf("%s: %s\n", ok ? "ok  " : "FAIL", what);
-  if (!ok) ++failures;
-}
-
-}  // namespace
+#include "example_check.hpp"
 
 // example-begin type-and-op
 // A trivially copyable value type (8 bytes)...

@@ -15,24 +15,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "example_check.hpp"
+
 namespace {
-
-bool have_cuda_device() {
-  int count = 0;
-  const cudaError_t status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess || count == 0) {
-    std::printf("skipped: no CUDA device (%s)\n",
-                status != cudaSuccess ? cudaGetErrorString(status) : "cudaGetDeviceCount returned 0 devices");
-    return false;
-  }
-  return true;
-}
-
-int failures = 0;
-void expect(bool ok, const char* what) {
-  std::printf("%s: %s\n", ok ? "ok  " : "FAIL", what);
-  if (!ok) ++failures;
-}
 
 // Item i: (7 i) % 5, small integers.
 struct pattern {

@@ -15,24 +15,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "example_check.hpp"
+
 namespace {
-
-bool have_cuda_device() {
-  int count = 0;
-  const cudaError_t status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess || count == 0) {
-    std::printf("skipped: no CUDA device (%s)\n",
-                status != cudaSuccess ? cudaGetErrorString(status) : "cudaGetDeviceCount returned 0 devices");
-    return false;
-  }
-  return true;
-}
-
-int failures = 0;
-void expect(bool ok, const char* what) {
-  std::printf("%s: %s\n", ok ? "ok  " : "FAIL", what);
-  if (!ok) ++failures;
-}
 
 // Stops with a message on a CUDA error (tally's own calls throw instead).
 void cuda_check(cudaError_t status, const char* what) {
