@@ -55,9 +55,8 @@ enum class impl {
   thrust,
   tally_reduce,
 };
-const impl all_impls[] = {impl::floor,         impl::cub,          impl::tally_automatic,
-                          impl::tally_atomic,  impl::tally_shared_memory, impl::tally_warp_shuffle,
-                          impl::thrust,        impl::tally_reduce};
+const impl all_impls[] = {impl::floor, impl::cub, impl::tally_automatic, impl::tally_atomic,
+                          impl::tally_shared_memory, impl::tally_warp_shuffle, impl::thrust, impl::tally_reduce};
 
 /// The row of `which` in the tables of Case (the reference row is "cub").
 template <class Case>
@@ -130,14 +129,16 @@ std::string mismatch(impl which, ts::extrema_input<Case>& s) {
     }
     case impl::tally_reduce: {
       s.value_out.memset(0xff);  // a row that writes nothing cannot pass by accident
-      with_tally_policy(which, g_stream, [&](auto policy) { Case::tally_reduce_into(policy, first, first + n, s.value_out.data()); });
+      with_tally_policy(which, g_stream,
+                        [&](auto policy) { Case::tally_reduce_into(policy, first, first + n, s.value_out.data()); });
       TALLY_SUPPORT_CHECK(cudaStreamSynchronize(g_stream));
       const T got = s.value_out.get();
       return got == s.reference_value ? "" : "value " + std::to_string(got);
     }
     default: {
       s.index_out.memset(0xff);
-      with_tally_policy(which, g_stream, [&](auto policy) { Case::tally_into(policy, first, first + n, s.index_out.data()); });
+      with_tally_policy(which, g_stream,
+                        [&](auto policy) { Case::tally_into(policy, first, first + n, s.index_out.data()); });
       TALLY_SUPPORT_CHECK(cudaStreamSynchronize(g_stream));
       const std::int64_t got = s.index_out.get();
       return got == s.reference_index ? "" : "index " + std::to_string(got);

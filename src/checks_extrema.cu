@@ -109,7 +109,8 @@ std::vector<check_row> check_extremum(const check_row& label, ts::pattern data, 
         const std::int64_t got = index.get();
         row.ok = got == reference;
         if (!row.ok)
-          row.detail = "got index " + std::to_string(got) + ", " + reference_name + " gives " + std::to_string(reference);
+          row.detail =
+              "got index " + std::to_string(got) + ", " + reference_name + " gives " + std::to_string(reference);
         if (row.ok && timing) {
           row.tally_us = time_us(tally_call, input, o.loops);
           row.cub_us = cub_us;

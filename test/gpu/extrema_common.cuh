@@ -240,8 +240,10 @@ void check_extrema(const dataset<T>& d, const char* data_name) {
   // The host backend follows the same semantics.
   if (need_host) {
     const auto b = host.begin(), e = host.end();
-    check_exact(static_cast<long long>(tally::max_element(tally::host, b, e) - b), expect_max, "tally::host max_element");
-    check_exact(static_cast<long long>(tally::min_element(tally::host, b, e) - b), expect_min, "tally::host min_element");
+    check_exact(static_cast<long long>(tally::max_element(tally::host, b, e) - b), expect_max,
+                "tally::host max_element");
+    check_exact(static_cast<long long>(tally::min_element(tally::host, b, e) - b), expect_min,
+                "tally::host min_element");
     const auto mm = tally::minmax_element(tally::host, b, e);
     check_exact(static_cast<long long>(mm.first - b), expect_min, "tally::host minmax_element (min)");
     check_exact(static_cast<long long>(mm.second - b), expect_max, "tally::host minmax_element (max)");

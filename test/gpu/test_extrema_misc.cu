@@ -57,7 +57,8 @@ TEST_CASE("extrema: the overloads without a policy, their result types, typed co
   CHECK(tally::max_element(first, last, tally::greater<>{}) - first == expect_min);
   CHECK(tally::min_element(first, last, tally::greater<>{}) - first == expect_max);
   CHECK(tally::minmax_element(first, last) == std::make_pair(first + expect_min, first + expect_max));
-  CHECK(tally::minmax_element(first, last, tally::greater<>{}) == std::make_pair(first + expect_max, first + expect_min));
+  CHECK(tally::minmax_element(first, last, tally::greater<>{}) ==
+        std::make_pair(first + expect_max, first + expect_min));
   CHECK(tally::max_element(first, last, tally::greater<int>{}) - first == expect_min);  // typed: packed keys too
   CHECK(tally::min_element(first, last, tally::less<int>{}) - first == expect_min);
   CHECK(tally::max_element(tally::par, first, last) - first == expect_max);

@@ -9,7 +9,8 @@
 TALLY_NAMESPACE_BEGIN
 namespace backend_host {
 
-/// Index of the best item (n when empty): the largest under comp when Max, else the smallest.
+/// Index of the first best item: the largest under comp when Max, else the smallest (0 for an
+/// empty range; the callers return last / write n before asking).
 template <bool Max, class It, class Compare>
 std::int64_t extremum_index(It first, It last, Compare comp) {
   std::int64_t best = 0, index = 0;
