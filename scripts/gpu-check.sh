@@ -5,12 +5,13 @@
 # step failed (the summary is printed anyway).
 #
 # usage: scripts/gpu-check.sh [--tests-only | --bench-only] [--no-build]
-#                             [--build-dir DIR] [--filter REGEX]
+#                             [--build-dir DIR] [--filter REGEX] [--targets "A B"]
 #   --tests-only      build without benchmarks; run CTest and `tally verify` only
 #   --bench-only      build without tests; run the benchmarks only
 #   --no-build        use the existing build directory as it is
 #   --build-dir DIR   build directory (default: build/gpu)
 #   --filter REGEX    run only the CTest tests matching REGEX (ctest -R)
+#   --targets "A B"   build only these targets (e.g. when device time is short)
 # environment:
 #   TALLY_BENCH_ARGS  extra arguments for every benchmark binary (word-split),
 #                     e.g. TALLY_BENCH_ARGS='--benchmark_filter=int32'
@@ -25,6 +26,7 @@ run_bench=1
 build=1
 build_dir=build/gpu
 filter=""
+targets=()
 while (($#)); do
   case "$1" in
     --tests-only) run_bench=0 ;;
@@ -34,6 +36,7 @@ while (($#)); do
     --build-dir=*) build_dir=${1#*=} ;;
     --filter) [ $# -ge 2 ] || { usage >&2; exit 2; }; filter=$2; shift ;;
     --filter=*) filter=${1#*=} ;;
+    --targets) [ $# -ge 2 ] || { usage >&2; exit 2; }; read -r -a targets <<<"$2"; shift ;;
     -h | --help) usage; exit 0 ;;
     *) echo "unknown option: $1" >&2; usage >&2; exit 2 ;;
   esac
@@ -82,7 +85,9 @@ if ((build)); then
     step "build ($jobs jobs)"
     SECONDS=0
     # -k 0: build every target that can be built, so that one broken file does not hide the rest.
-    if cmake --build "$build_dir" --parallel "$jobs" -- -k 0 2>&1 | tee "$log_dir/build.log"; then
+    target_args=()
+    ((${#targets[@]})) && target_args=(--target "${targets[@]}")
+    if cmake --build "$build_dir" --parallel "$jobs" "${target_args[@]}" -- -k 0 2>&1 | tee "$log_dir/build.log"; then
       echo "build took ${SECONDS}s"
     else
       failed+=("build")

@@ -9,3 +9,4 @@
 #include <tally/atomic.cuh>
 #include <tally/reduce.cuh>
 #include <tally/max_element.cuh>
+#include <tally/top_k.cuh>

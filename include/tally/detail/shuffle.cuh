@@ -1,6 +1,6 @@
 #pragma once
-// __shfl_down_sync for any trivially copyable type: built-in shuffles move 32-bit
-// registers, so a value is moved as the 32-bit words that hold it.
+// __shfl_down_sync and __shfl_xor_sync for any trivially copyable type: built-in
+// shuffles move 32-bit registers, so a value is moved as the 32-bit words that hold it.
 
 #include <tally/detail/type_traits.cuh>
 
@@ -9,18 +9,30 @@ namespace detail {
 
 inline constexpr unsigned int full_warp_mask = 0xffffffffu;
 
-template <class T>
-__device__ TALLY_FORCEINLINE T shuffle_down(const T& value, unsigned int offset) {
+/// Applies `shuffle(word)` to each 32-bit word of value.
+template <class T, class Shuffle>
+__device__ TALLY_FORCEINLINE T shuffle_words(const T& value, Shuffle shuffle) {
   static_assert(std::is_trivially_copyable_v<T>, "tally: shuffled values must be trivially copyable");
   constexpr int words = (sizeof(T) + 3) / 4;
   unsigned int in[words] = {};
   memcpy(in, &value, sizeof(T));
   unsigned int out[words];
 #pragma unroll
-  for (int w = 0; w < words; ++w) out[w] = __shfl_down_sync(full_warp_mask, in[w], offset);
+  for (int w = 0; w < words; ++w) out[w] = shuffle(in[w]);
   T result;
   memcpy(&result, out, sizeof(T));
   return result;
+}
+
+template <class T>
+__device__ TALLY_FORCEINLINE T shuffle_down(const T& value, unsigned int offset) {
+  return shuffle_words(value, [offset](unsigned int word) { return __shfl_down_sync(full_warp_mask, word, offset); });
+}
+
+/// The value of lane (lane ^ mask).
+template <class T>
+__device__ TALLY_FORCEINLINE T shuffle_xor(const T& value, int mask) {
+  return shuffle_words(value, [mask](unsigned int word) { return __shfl_xor_sync(full_warp_mask, word, mask); });
 }
 
 /// Reduces one value per lane over the first `valid` lanes of a warp; lane 0 gets the

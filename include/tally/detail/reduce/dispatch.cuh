@@ -108,19 +108,10 @@ void launch_plan(const char* algorithm, const device_context& ctx, cudaStream_t 
                                             typename Plan::accumulator_op, decltype(plan.finish), Out>();
   const input_range<It> in = make_input_range<It, Items>(first, n);
   const std::int64_t full_tiles = (n - in.head) / (std::int64_t(Threads) * Items);
-  const std::int64_t max_grid = std::int64_t(ctx.sm_count) * max_blocks_per_sm<kernel>(algorithm, ctx, Threads);
-  const int grid = static_cast<int>(full_tiles < 1 ? 1 : (full_tiles < max_grid ? full_tiles : max_grid));
-  if (grid == 1) {  // one block needs neither the counter nor partials
-    check(launch_kernel(kernel, ctx.arch, 1, Threads, stream, in, plan.convert, plan.op, plan.finish, out,
-                        scratch_view{}),
-          algorithm, "kernel launch failed");
-    return;
-  }
-  const std::size_t partial_bytes = Backend == backend_id::atomic ? 0 : std::size_t(grid) * sizeof(T);
-  scratch_lease lease(algorithm, ctx, stream, partial_bytes);  // held until the launch is queued
-  check(launch_kernel(kernel, ctx.arch, grid, Threads, stream, in, plan.convert, plan.op, plan.finish, out,
-                      lease.view()),
-        algorithm, "kernel launch failed");
+  // The atomic backend folds into the slot: it needs the counter but no partials.
+  const std::size_t partial_bytes = Backend == backend_id::atomic ? 0 : sizeof(T);
+  launch_single_pass<kernel>(algorithm, ctx, stream, Threads, full_tiles, partial_bytes, in, plan.convert, plan.op,
+                             plan.finish, out);
 }
 
 template <const reduce_config_set& Set, std::size_t... I, class It, class Out, class Plan>

@@ -2,8 +2,9 @@
 // What a reduction kernel computes, apart from how it is scheduled: how an item becomes
 // the accumulator (`convert`), how two accumulators combine (`op`) and what the final
 // accumulator turns into (`finish`, which also says what an empty range writes). The
-// backends' kernels are written once against these three; reduce, max_element and
-// top_k differ only here.
+// backends' kernels are written once against these three; reduce and max_element
+// differ only here. (top_k keeps a list per thread instead of one accumulator: it has
+// its own kernel, detail/top_k/kernel.cuh, on the same loads.)
 
 #include <tally/detail/float_order.cuh>
 #include <tally/functional.cuh>

@@ -87,16 +87,18 @@ __device__ TALLY_FORCEINLINE void accumulate(T& acc, bool& has, const T& value, 
   has = true;
 }
 
-/// Returns this thread's fold of its items; `valid` (block-uniform) gets the number of
-/// threads of this block that have at least one item.
-template <int Threads, int ItemsPerThread, class T, class It, class Convert, class Op>
-__device__ T thread_accumulate(const input_range<It>& in, Convert convert, Op op, int& valid) {
+/// Reads this block's share of the input: for each full tile the block takes, calls
+/// `on_tile(items)` with this thread's ItemsPerThread items of the tile (converted, in
+/// registers); for each item of the unaligned head and the partial last tile (read by
+/// the last block), calls `on_item(item)`. Returns the number of threads of this block
+/// that were given at least one item (block-uniform).
+template <int Threads, int ItemsPerThread, class T, class It, class Convert, class OnTile, class OnItem>
+__device__ TALLY_FORCEINLINE int for_each_item(const input_range<It>& in, Convert convert, OnTile&& on_tile,
+                                               OnItem&& on_item) {
   constexpr int tile = Threads * ItemsPerThread;
   const int tid = static_cast<int>(threadIdx.x);
   const std::int64_t body = in.n - in.head;
   const std::int64_t full_tiles = body / tile;
-  T acc;
-  bool has = false;
 
   if constexpr (is_contiguous_iterator_v<It> && vector_shape<iter_value_t<It>, ItemsPerThread>::width > 1) {
     using V = iter_value_t<It>;
@@ -120,7 +122,7 @@ __device__ T thread_accumulate(const input_range<It>& in, Convert convert, Op op
             items[j * shape::width + k] =
                 convert(lanes[k], tile_first + std::int64_t(j * Threads + tid) * shape::width + k);
         }
-        accumulate(acc, has, fold_tree(items, op), op);
+        on_tile(items);
       }
     }
   }
@@ -132,7 +134,7 @@ __device__ T thread_accumulate(const input_range<It>& in, Convert convert, Op op
 #pragma unroll
       for (int j = 0; j < ItemsPerThread; ++j)
         items[j] = convert(tile_items[j * Threads + tid], tile_first + j * Threads + tid);
-      accumulate(acc, has, fold_tree(items, op), op);
+      on_tile(items);
     }
   }
 
@@ -144,10 +146,21 @@ __device__ T thread_accumulate(const input_range<It>& in, Convert convert, Op op
     const std::int64_t rest_begin = full_tiles * tile;
     for (int i = tid; i < count; i += Threads) {
       const std::int64_t index = i < in.head ? std::int64_t(i) : rest_begin + i;
-      accumulate(acc, has, convert(in.first[index], index), op);
+      on_item(convert(in.first[index], index));
     }
   }
-  valid = full_tiles > 0 ? Threads : (count < Threads ? count : Threads);
+  return full_tiles > 0 ? Threads : (count < Threads ? count : Threads);
+}
+
+/// Returns this thread's fold of its items; `valid` (block-uniform) gets the number of
+/// threads of this block that have at least one item.
+template <int Threads, int ItemsPerThread, class T, class It, class Convert, class Op>
+__device__ T thread_accumulate(const input_range<It>& in, Convert convert, Op op, int& valid) {
+  T acc;
+  bool has = false;
+  valid = for_each_item<Threads, ItemsPerThread, T>(
+      in, convert, [&](T (&items)[ItemsPerThread]) { accumulate(acc, has, fold_tree(items, op), op); },
+      [&](const T& item) { accumulate(acc, has, item, op); });
   return acc;
 }
 

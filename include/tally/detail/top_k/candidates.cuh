@@ -1,0 +1,108 @@
+#pragma once
+// What top_k ranks: each item becomes a candidate (its value and its index), and
+// `better(a, b)` is a strict total order on candidates: the better value under the
+// comparator, and among equal values the lower index. Because the order is total the
+// K best candidates are one well-defined set, whatever order the merges run in.
+//
+// Every kind has an `empty()` candidate, worse than every real one, that fills the
+// lists until they hold K items. Three representations, chosen per call (choose_kind):
+// - packed: one 64-bit unsigned key, the value's order key (float_order.cuh) in the
+//   high word and (2^32 - 1 - index) in the low word; `better` is one unsigned compare.
+//   Values of at most 4 bytes under the default comparators, at most 2^32 - 1 items (so
+//   the low word of a real candidate is never 0 and the key 0 can mean empty).
+// - wide: (64-bit order key, index) for 8-byte values under the default comparators
+//   (and for smaller ones past 2^32 - 1 items).
+// - pair: (value, index) compared with the user's comparator; any type and count.
+// Only the index leaves the kernel: the values written are read again from the input.
+
+#include <tally/detail/float_order.cuh>
+#include <tally/detail/extrema/plan.cuh>
+#include <tally/functional.cuh>
+
+#include <cstdint>
+
+TALLY_NAMESPACE_BEGIN
+namespace detail {
+
+inline constexpr std::int64_t no_index = INT64_MAX;
+
+/// <= 4-byte values, default comparators, n <= 2^32 - 1.
+template <class V, bool LargestWins>
+struct packed_candidates {
+  using type = unsigned long long;
+  template <class Item>
+  __device__ TALLY_FORCEINLINE type operator()(const Item& item, std::int64_t index) const {
+    const std::uint32_t key = to_order_key(static_cast<V>(item));
+    const std::uint32_t high = LargestWins ? key : ~key;
+    return (static_cast<type>(high) << 32) | (0xffffffffull - static_cast<type>(index));
+  }
+  __device__ TALLY_FORCEINLINE static type empty() { return 0; }
+  __device__ TALLY_FORCEINLINE bool better(type a, type b) const { return a > b; }
+  __device__ TALLY_FORCEINLINE static std::int64_t index(type c) {
+    return std::int64_t(0xffffffffull - (c & 0xffffffffull));
+  }
+  __device__ TALLY_FORCEINLINE static bool is_empty(type c) { return c == 0; }
+};
+
+inline constexpr std::int64_t max_packed_top_k_count = (std::int64_t(1) << 32) - 1;
+
+/// Arithmetic values under the default comparators with a 64-bit index: 8-byte values,
+/// and smaller ones beyond the packed form's count.
+template <class V, bool LargestWins>
+struct wide_candidates {
+  struct type {
+    unsigned long long key;
+    std::int64_t index;
+  };
+  template <class Item>
+  __device__ TALLY_FORCEINLINE type operator()(const Item& item, std::int64_t index) const {
+    const unsigned long long key = to_order_key(static_cast<V>(item));
+    return {LargestWins ? key : ~key, index};
+  }
+  // Key 0 with no_index loses to every real candidate: a real key 0 has a lower index.
+  __device__ TALLY_FORCEINLINE static type empty() { return {0, no_index}; }
+  __device__ TALLY_FORCEINLINE bool better(const type& a, const type& b) const {
+    return a.key > b.key || (a.key == b.key && a.index < b.index);
+  }
+  __device__ TALLY_FORCEINLINE static std::int64_t index(const type& c) { return c.index; }
+  __device__ TALLY_FORCEINLINE static bool is_empty(const type& c) { return c.index == no_index; }
+};
+
+/// Anything else: the value and the user's comparator (the largest under comp wins).
+template <class V, class Compare>
+struct pair_candidates {
+  struct type {
+    V value;
+    std::int64_t index;
+  };
+  Compare comp;
+  template <class Item>
+  __device__ TALLY_FORCEINLINE type operator()(const Item& item, std::int64_t index) const {
+    return {static_cast<V>(item), index};
+  }
+  __device__ TALLY_FORCEINLINE static type empty() {
+    type c{};
+    c.index = no_index;
+    return c;
+  }
+  __device__ TALLY_FORCEINLINE bool better(const type& a, const type& b) const {
+    // An empty candidate's value is never looked at.
+    if (b.index == no_index) return a.index != no_index;
+    if (a.index == no_index) return false;
+    if (comp(b.value, a.value)) return true;
+    if (comp(a.value, b.value)) return false;
+    return a.index < b.index;
+  }
+  __device__ TALLY_FORCEINLINE static std::int64_t index(const type& c) { return c.index; }
+  __device__ TALLY_FORCEINLINE static bool is_empty(const type& c) { return c.index == no_index; }
+};
+
+template <class V, class Compare>
+inline constexpr bool top_k_packs_v = packs_arg_v<V, Compare>;
+
+template <class V, class Compare>
+inline constexpr bool top_k_wide_v = is_arithmetic_v<V> && sizeof(V) == 8 &&
+                                     (is_default_less_v<Compare, V> || is_default_greater_v<Compare, V>);
+
+}  // namespace detail
+TALLY_NAMESPACE_END

@@ -1,0 +1,80 @@
+#pragma once
+// Definitions of top_k and top_k_into (declared in <tally/top_k.cuh>).
+
+#include <tally/backend/host/top_k.hpp>
+#include <tally/detail/scratch.cuh>
+#include <tally/detail/top_k/dispatch.cuh>
+#include <tally/detail/validate.cuh>
+
+#include <algorithm>
+
+TALLY_NAMESPACE_BEGIN
+namespace detail {
+
+template <int K>
+constexpr void check_top_k_size() {
+  static_assert(K >= 1 && K <= max_top_k, "tally: top_k<K> needs 1 <= K <= tally::max_top_k (32)");
+}
+
+template <int K>
+int top_k_count(std::int64_t n) {
+  return static_cast<int>(n < K ? n : K);
+}
+
+}  // namespace detail
+
+template <int K, class Policy, class It, class Compare, std::enable_if_t<is_execution_policy_v<Policy>, int>>
+top_k_result<detail::iter_value_t<It>, K> top_k(const Policy& policy, It first, It last, Compare comp) {
+  detail::check_top_k_size<K>();
+  constexpr const char* algorithm = "tally::top_k";
+  using T = detail::iter_value_t<It>;
+  top_k_result<T, K> result;
+  const std::int64_t n = detail::checked_distance(algorithm, first, last);
+  if constexpr (is_host_policy_v<Policy>) {
+    result.count = backend_host::top_k<K>(first, last, result.values.data(), result.indices.data(), comp);
+  } else {
+    detail::check_not_null(algorithm, "the input", first, n);
+    if (n == 0) return result;
+    const detail::device_context ctx = detail::current_device(algorithm);
+    detail::check_device_accessible(algorithm, "the input", first, ctx);
+    // The kernel writes straight into pinned host memory: the indices, then the values.
+    constexpr std::size_t values_offset = (K * sizeof(std::int64_t) + alignof(T) - 1) / alignof(T) * alignof(T);
+    auto* buffer = static_cast<unsigned char*>(detail::pinned_result_buffer(algorithm, values_offset + K * sizeof(T)));
+    auto* indices = reinterpret_cast<std::int64_t*>(buffer);
+    auto* values = reinterpret_cast<T*>(buffer + values_offset);
+    detail::dispatch_top_k<K>(algorithm, policy, ctx, first, n, values, indices, comp);
+    detail::check(cudaStreamSynchronize(policy.stream()), algorithm, "the selection failed");
+    result.count = detail::top_k_count<K>(n);
+    std::copy(indices, indices + result.count, result.indices.begin());
+    std::copy(values, values + result.count, result.values.begin());
+  }
+  return result;
+}
+
+template <int K, class Policy, class It, class ValueOut, class IndexOut, class Compare,
+          std::enable_if_t<is_execution_policy_v<Policy>, int>>
+void top_k_into(const Policy& policy, It first, It last, ValueOut values, IndexOut indices, Compare comp) {
+  detail::check_top_k_size<K>();
+  constexpr const char* algorithm = "tally::top_k_into";
+  const std::int64_t n = detail::checked_distance(algorithm, first, last);
+  const int count = detail::top_k_count<K>(n);
+  if constexpr (is_host_policy_v<Policy>) {
+    const top_k_result<detail::iter_value_t<It>, K> result = tally::top_k<K>(policy, first, last, comp);
+    for (int i = 0; i < result.count; ++i) {
+      values[i] = result.values[i];
+      indices[i] = result.indices[i];
+    }
+  } else {
+    detail::check_not_null(algorithm, "the input", first, n);
+    detail::check_not_null(algorithm, "the values output", values, count);
+    detail::check_not_null(algorithm, "the indices output", indices, count);
+    if (n == 0) return;  // nothing to write
+    const detail::device_context ctx = detail::current_device(algorithm);
+    detail::check_device_accessible(algorithm, "the input", first, ctx);
+    detail::check_device_accessible(algorithm, "the values output", values, ctx);
+    detail::check_device_accessible(algorithm, "the indices output", indices, ctx);
+    detail::dispatch_top_k<K>(algorithm, policy, ctx, first, n, values, indices, comp);
+  }
+}
+
+TALLY_NAMESPACE_END

@@ -1,0 +1,87 @@
+#pragma once
+/// @file
+/// `tally::top_k<K>` and the asynchronous `tally::top_k_into<K>`: the K best items of a
+/// range, best first, with their indices.
+///
+/// @code
+/// top_k_result<T, K> top_k<K>(policy, first, last, Compare comp = tally::less<>{});   // waits
+/// void top_k_into<K>(policy, first, last, ValueOut values, IndexOut indices,
+///                    Compare comp = tally::less<>{});                                  // async
+/// @endcode
+/// Every overload also exists without the policy, meaning `tally::par`.
+///
+/// Semantics (on every backend):
+/// - The result is what `max_element` would pick K times, each time from the items not
+///   yet picked: the K largest under comp, best first, equal values in index order (the
+///   lower index first). `top_k<1>` finds the item `max_element` finds.
+/// - 1 <= K <= 32 (a compile-time constant). With n < K items all n come back, sorted.
+/// - With the default comparators (`tally::less<>`: the largest; `tally::greater<>`: the
+///   smallest) floating-point values follow the library's order: NaN is greater than
+///   every number, so NaNs come first under less; `-0.0 == +0.0`. A user comparator must
+///   be a strict weak order and is used as given.
+/// - `top_k` returns a `top_k_result`: `count = min(K, n)` and the first `count` entries
+///   of `values` and `indices` set (the rest value-initialised). It waits for the
+///   policy's stream only.
+/// - `top_k_into` writes `min(K, n)` values to `values[0..]` (converted to ValueOut's
+///   value type) and their 64-bit indices to `indices[0..]` (converted to IndexOut's
+///   value type; use `std::int64_t`) in stream order and returns at once. An empty range
+///   writes nothing.
+/// - Errors as for reduce (tally::error / tally::cuda_error, naming the algorithm).
+///
+/// How (see docs/backends.md): one launch. Each thread keeps its best candidates sorted in
+/// registers (K rounded up to a power of two of them) and inserts every item it reads
+/// that beats its last; the 32 lists of a warp merge by shuffles (a bitonic merge of each
+/// list with its partner's, reversed); the warps' lists merge through shared memory, on
+/// the `warp_shuffle` backend (and `automatic`, and `atomic`, which has no atomic form
+/// for a list) by one warp's shuffles, on `shared_memory` by a tree of merges in shared
+/// memory; the last block to finish merges the blocks' lists. Under the default
+/// comparators a candidate is an unsigned order key and the index: one 64-bit word for
+/// values of at most 4 bytes and at most 2^32 - 1 items (the key above the inverted
+/// index), 16 bytes otherwise; a comparison is then an unsigned compare, not the
+/// comparator's NaN checks. Other comparators compare (value, index) pairs.
+
+#include <tally/functional.cuh>
+#include <tally/policy.cuh>
+
+#include <array>
+#include <cstdint>
+
+TALLY_NAMESPACE_BEGIN
+
+/// The largest K the device kernels support.
+inline constexpr int max_top_k = 32;
+
+/// The result of the synchronous `top_k`: `count` = min(K, n) entries, best first.
+template <class T, int K>
+struct top_k_result {
+  std::array<T, K> values{};
+  std::array<std::int64_t, K> indices{};
+  int count = 0;
+};
+
+/// The K best items of [first, last) under comp, best first (see the file comment); waits.
+template <int K, class Policy, class It, class Compare = less<>,
+          std::enable_if_t<is_execution_policy_v<Policy>, int> = 0>
+top_k_result<detail::iter_value_t<It>, K> top_k(const Policy& policy, It first, It last, Compare comp = {});
+
+/// Writes the min(K, n) best values to values[0..] and their indices to indices[0..];
+/// returns at once (stream order).
+template <int K, class Policy, class It, class ValueOut, class IndexOut, class Compare = less<>,
+          std::enable_if_t<is_execution_policy_v<Policy>, int> = 0>
+void top_k_into(const Policy& policy, It first, It last, ValueOut values, IndexOut indices, Compare comp = {});
+
+// The same without a policy: tally::par.
+
+template <int K, class It, class Compare = less<>, std::enable_if_t<!is_execution_policy_v<It>, int> = 0>
+top_k_result<detail::iter_value_t<It>, K> top_k(It first, It last, Compare comp = {}) {
+  return tally::top_k<K>(par, first, last, comp);
+}
+template <int K, class It, class ValueOut, class IndexOut, class Compare = less<>,
+          std::enable_if_t<!is_execution_policy_v<It>, int> = 0>
+void top_k_into(It first, It last, ValueOut values, IndexOut indices, Compare comp = {}) {
+  tally::top_k_into<K>(par, first, last, values, indices, comp);
+}
+
+TALLY_NAMESPACE_END
+
+#include <tally/detail/top_k/top_k.inl>
