@@ -20,11 +20,9 @@
 #include <tally/tally.cuh>
 
 #include <tally_support/bench_cli.hpp>
-#include <tally_support/bench_report.hpp>
+#include <tally_support/bench_session.cuh>
 #include <tally_support/cuda_check.cuh>
-#include <tally_support/device_info.cuh>
 #include <tally_support/extrema_cases.cuh>
-#include <tally_support/gbench_glue.cuh>
 #include <tally_support/sizes.hpp>
 #include <tally_support/table.hpp>
 #include <tally_support/timing.cuh>
@@ -32,9 +30,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
-#include <cstdlib>
-#include <iostream>
-#include <memory>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -103,9 +99,8 @@ void with_tally_policy(impl which, cudaStream_t s, F&& f) {
 
 // --- shared state of one run ----------------------------------------------------------------
 
-cudaStream_t g_stream = nullptr;
-std::unique_ptr<ts::stream_read> g_ruler;
-std::unique_ptr<ts::bench_report> g_report;
+/// The run's stream, ruler and report (support/tally_support/bench_session.cuh).
+ts::bench_session g;
 
 /// The input of one (case, n) and CUB's result on it, one at a time
 /// (support/tally_support/extrema_cases.cuh).
@@ -124,22 +119,22 @@ std::string mismatch(impl which, ts::extrema_input<Case>& s) {
   switch (which) {
     case impl::cub: return "";
     case impl::thrust: {
-      const std::int64_t got = Case::thrust_call(first, first + n, g_stream) - first;
+      const std::int64_t got = Case::thrust_call(first, first + n, g.stream) - first;
       return got == s.reference_index ? "" : "index " + std::to_string(got);
     }
     case impl::tally_reduce: {
       s.value_out.memset(0xff);  // a row that writes nothing cannot pass by accident
-      with_tally_policy(which, g_stream,
+      with_tally_policy(which, g.stream,
                         [&](auto policy) { Case::tally_reduce_into(policy, first, first + n, s.value_out.data()); });
-      TALLY_SUPPORT_CHECK(cudaStreamSynchronize(g_stream));
+      TALLY_SUPPORT_CHECK(cudaStreamSynchronize(g.stream));
       const T got = s.value_out.get();
       return got == s.reference_value ? "" : "value " + std::to_string(got);
     }
     default: {
       s.index_out.memset(0xff);
-      with_tally_policy(which, g_stream,
+      with_tally_policy(which, g.stream,
                         [&](auto policy) { Case::tally_into(policy, first, first + n, s.index_out.data()); });
-      TALLY_SUPPORT_CHECK(cudaStreamSynchronize(g_stream));
+      TALLY_SUPPORT_CHECK(cudaStreamSynchronize(g.stream));
       const std::int64_t got = s.index_out.get();
       return got == s.reference_index ? "" : "index " + std::to_string(got);
     }
@@ -153,31 +148,31 @@ ts::timing_result time_impl(impl which, ts::extrema_input<Case>& s) {
   const int copies = s.in.count();
   switch (which) {
     case impl::floor:
-      return ts::time_calls([&](int k) { (*g_ruler)(s.in.copy(k), n * sizeof(T), g_stream); }, copies, g_stream);
+      return ts::time_calls([&](int k) { (*g.ruler)(s.in.copy(k), n * sizeof(T), g.stream); }, copies, g.stream);
     case impl::cub:
-      return ts::time_calls([&](int k) { s.cub_call(k); }, copies, g_stream);
+      return ts::time_calls([&](int k) { s.cub_call(k); }, copies, g.stream);
     case impl::thrust: {
       const T* sink = nullptr;
-      auto t = ts::time_calls([&](int k) { sink = Case::thrust_call(s.in.copy(k), s.in.copy(k) + n, g_stream); },
-                              copies, g_stream);
+      auto t = ts::time_calls([&](int k) { sink = Case::thrust_call(s.in.copy(k), s.in.copy(k) + n, g.stream); },
+                              copies, g.stream);
       benchmark::DoNotOptimize(sink);
       return t;
     }
     case impl::tally_reduce: {
       ts::timing_result t;
-      with_tally_policy(which, g_stream, [&](auto policy) {
+      with_tally_policy(which, g.stream, [&](auto policy) {
         t = ts::time_calls(
             [&](int k) { Case::tally_reduce_into(policy, s.in.copy(k), s.in.copy(k) + n, s.value_out.data()); },
-            copies, g_stream);
+            copies, g.stream);
       });
       return t;
     }
     default: {
       ts::timing_result t;
-      with_tally_policy(which, g_stream, [&](auto policy) {
+      with_tally_policy(which, g.stream, [&](auto policy) {
         t = ts::time_calls(
             [&](int k) { Case::tally_into(policy, s.in.copy(k), s.in.copy(k) + n, s.index_out.data()); }, copies,
-            g_stream);
+            g.stream);
       });
       return t;
     }
@@ -186,39 +181,23 @@ ts::timing_result time_impl(impl which, ts::extrema_input<Case>& s) {
 
 template <class Case>
 void run_benchmark(benchmark::State& state, impl which, std::size_t n) {
-  try {
-    auto& s = g_inputs.get<Case>(n, g_stream);
-    if (which != impl::floor) {  // the ruler computes nothing to check
-      const std::string got = mismatch(which, s);
-      if (!got.empty()) {
-        g_report->record_wrong(Case::name, impl_row<Case>(which), n);
-        std::cerr << "bench_max_element: WRONG " << Case::name << " " << impl_key(which) << " n=" << n << ": got "
-                  << got << ", CUB gives index " << s.reference_index << " (value " << s.reference_value << ")\n";
-        state.SkipWithError("WRONG result (differs from CUB); not timed");
-        return;
-      }
-    }
-    ts::timing_result t;
-    for (auto _ : state) {
-      t = time_impl(which, s);
-      state.SetIterationTime(t.median_us * 1e-6);
-    }
-    g_report->record(Case::name, impl_row<Case>(which), n, t.median_us);
-    state.counters["GB/s"] = ts::gbps(double(n) * sizeof(typename Case::T), t.median_us);
-    state.counters["spread%"] = ts::spread_percent(t.median_us, t.min_us, t.max_us);
-    state.counters["calls/loop"] = double(t.calls_per_loop);
-    state.counters["copies"] = double(s.in.count());
-  } catch (const std::exception& e) {
-    // A CUDA error poisons the context: nothing measured after it could be trusted.
-    std::cerr << "bench_max_element: FATAL in " << Case::name << " " << impl_key(which) << " n=" << n << ": "
-              << e.what() << "\n";
-    std::exit(1);
-  }
+  ts::checked_measurement(
+      state, g, {Case::name, impl_row<Case>(which), impl_key(which), n, double(sizeof(typename Case::T))},
+      [&]() -> auto& { return g_inputs.get<Case>(n, g.stream); },
+      [&](ts::extrema_input<Case>& s) {
+        if (which == impl::floor) return std::string();  // the ruler computes nothing to check
+        const std::string got = mismatch(which, s);
+        if (got.empty()) return got;
+        std::ostringstream why;
+        why << "got " << got << ", CUB gives index " << s.reference_index << " (value " << s.reference_value << ")";
+        return why.str();
+      },
+      [&](ts::extrema_input<Case>& s) { return time_impl(which, s); });
 }
 
 template <class Case>
 void register_case(const std::vector<std::uint64_t>& sizes) {
-  g_report->add_case(Case::name, std::string(Case::description) + " (cub row: " + Case::cub_name + ")",
+  g.report->add_case(Case::name, std::string(Case::description) + " (cub row: " + Case::cub_name + ")",
                      double(sizeof(typename Case::T)));
   for (auto n : sizes)
     for (impl which : all_impls) {
@@ -238,53 +217,23 @@ const ts::bench_program program{
 }  // namespace
 
 int main(int argc, char** argv) {
-  ts::bench_flags opt;
-  if (!ts::start_benchmarks(argc, argv, program, opt)) return 2;
-
-  try {
-    ts::require_device();
-    const ts::device_info dev = ts::current_device_info();
-    const std::string when = ts::utc_now();
-    TALLY_SUPPORT_CHECK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
-    g_ruler = std::make_unique<ts::stream_read>();
-    g_report = std::make_unique<ts::bench_report>(opt.sizes);
-
-    std::cout << "bench_max_element on " << ts::describe(dev) << ", " << when << "\n";
-    const ts::copy_ceiling ceiling = ts::measure_copy_ceiling(g_stream);
-    std::cout << "copy ceiling: 1 GiB device-to-device in " << ts::figure(ceiling.us) << " us = "
-              << ts::figure(ceiling.gbps) << " GB/s (read + write)\n"
-              << std::flush;
-    benchmark::AddCustomContext("device", dev.name + ", " + std::to_string(dev.sms) + " SMs");
-    benchmark::AddCustomContext("copy_ceiling_GBps", ts::figure(ceiling.gbps));
-
-    ts::extrema_cases::for_each_wanted(opt.cases, [&](auto c) { register_case<decltype(c)>(opt.sizes); });
-
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    g_inputs.reset();
-
-    std::string md = ts::markdown_head("bench_max_element", dev, when);
-    md += "- method: median over 7 loops of the mean time per call, back-to-back calls between CUDA events, "
-          "inputs rotating over copies that fill 512 MiB (at most 1024); CUB temporary storage allocated once; "
-          "the thrust rows include its synchronisation and the copy of the result to the host\n";
-    md += "- tally rows: max_element_into / min_element_into writing a 64-bit index to device memory; the "
-          "tally::reduce_into row finds the value only (no index), on the automatic backend\n";
-    md += "- copy ceiling: 1 GiB device-to-device copy, " + ts::figure(ceiling.gbps) + " GB/s (read + write)\n";
-    md += "- WRONG: the index differed from CUB's on the same input (the reduce row: the value differed from the "
-          "item at CUB's index); such a row is not timed\n\n";
-    md += g_report->markdown("cub");
-
-    ts::write_markdown(md, opt.md);
-
-    g_ruler.reset();  // free device memory while the CUDA runtime is still up
-    TALLY_SUPPORT_CHECK(cudaStreamDestroy(g_stream));
-    if (g_report->any_wrong()) {
-      std::cerr << "bench_max_element: some implementations gave WRONG results (see the tables)\n";
-      return 1;
-    }
-    return 0;
-  } catch (const std::exception& e) {
-    std::cerr << "bench_max_element: FATAL: " << e.what() << "\n";
-    return 1;
-  }
+  return ts::run_comparison_benchmarks(
+      argc, argv, program, g,
+      [](const ts::bench_flags& flags) {
+        ts::extrema_cases::for_each_wanted(flags.cases, [&](auto c) { register_case<decltype(c)>(flags.sizes); });
+      },
+      [] { g_inputs.reset(); },
+      [](const ts::bench_session& s) {
+        std::string md =
+            "- method: median over 7 loops of the mean time per call, back-to-back calls between CUDA events, "
+            "inputs rotating over copies that fill 512 MiB (at most 1024); CUB temporary storage allocated once; "
+            "the thrust rows include its synchronisation and the copy of the result to the host\n";
+        md += "- tally rows: max_element_into / min_element_into writing a 64-bit index to device memory; the "
+              "tally::reduce_into row finds the value only (no index), on the automatic backend\n";
+        md += "- copy ceiling: 1 GiB device-to-device copy, " + ts::figure(s.ceiling.gbps) + " GB/s (read + write)\n";
+        md += "- WRONG: the index differed from CUB's on the same input (the reduce row: the value differed from the "
+              "item at CUB's index); such a row is not timed\n\n";
+        md += s.report->markdown("cub");
+        return md;
+      });
 }

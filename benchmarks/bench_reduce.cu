@@ -18,11 +18,9 @@
 #include <tally/tally.cuh>
 
 #include <tally_support/bench_cli.hpp>
-#include <tally_support/bench_report.hpp>
+#include <tally_support/bench_session.cuh>
 #include <tally_support/compare.hpp>
 #include <tally_support/cuda_check.cuh>
-#include <tally_support/device_info.cuh>
-#include <tally_support/gbench_glue.cuh>
 #include <tally_support/reduce_cases.cuh>
 #include <tally_support/reduce_input.cuh>
 #include <tally_support/sizes.hpp>
@@ -32,9 +30,7 @@
 #include <thrust/execution_policy.h>
 #include <thrust/reduce.h>
 
-#include <cstdlib>
-#include <iostream>
-#include <memory>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -93,9 +89,8 @@ void with_tally_policy(impl which, cudaStream_t s, F&& f) {
 
 // --- shared state of one run ----------------------------------------------------------------
 
-cudaStream_t g_stream = nullptr;
-std::unique_ptr<ts::stream_read> g_ruler;
-std::unique_ptr<ts::bench_report> g_report;
+/// The run's stream, ruler and report (support/tally_support/bench_session.cuh).
+ts::bench_session g;
 
 /// The input of one (case, n) and CUB's result on it, one at a time
 /// (support/tally_support/reduce_input.cuh).
@@ -111,13 +106,13 @@ typename Case::T result_of(impl which, ts::reduce_input<Case>& s) {
   const T* first = s.in.copy(0);
   switch (which) {
     case impl::cub: return s.cub_result(0);
-    case impl::thrust: return thrust::reduce(thrust::cuda::par.on(g_stream), first, first + n, Case::init(), Case::thrust_op());
+    case impl::thrust: return thrust::reduce(thrust::cuda::par.on(g.stream), first, first + n, Case::init(), Case::thrust_op());
     default:
       s.out.memset(0xff);  // a row that writes nothing cannot pass by accident
-      with_tally_policy(which, g_stream, [&](auto policy) {
+      with_tally_policy(which, g.stream, [&](auto policy) {
         tally::reduce_into(policy, first, first + n, s.out.data(), Case::init(), Case::tally_op());
       });
-      TALLY_SUPPORT_CHECK(cudaStreamSynchronize(g_stream));
+      TALLY_SUPPORT_CHECK(cudaStreamSynchronize(g.stream));
       return s.out.get();
   }
 }
@@ -129,29 +124,29 @@ ts::timing_result time_impl(impl which, ts::reduce_input<Case>& s) {
   const int copies = s.in.count();
   switch (which) {
     case impl::floor:
-      return ts::time_calls([&](int k) { (*g_ruler)(s.in.copy(k), n * sizeof(T), g_stream); }, copies, g_stream);
+      return ts::time_calls([&](int k) { (*g.ruler)(s.in.copy(k), n * sizeof(T), g.stream); }, copies, g.stream);
     case impl::cub:
-      return ts::time_calls([&](int k) { s.cub_call(k); }, copies, g_stream);
+      return ts::time_calls([&](int k) { s.cub_call(k); }, copies, g.stream);
     case impl::thrust: {
       T sink{};
       auto t = ts::time_calls(
           [&](int k) {
-            sink = thrust::reduce(thrust::cuda::par.on(g_stream), s.in.copy(k), s.in.copy(k) + n, Case::init(),
+            sink = thrust::reduce(thrust::cuda::par.on(g.stream), s.in.copy(k), s.in.copy(k) + n, Case::init(),
                                   Case::thrust_op());
           },
-          copies, g_stream);
+          copies, g.stream);
       benchmark::DoNotOptimize(sink);
       return t;
     }
     default: {
       ts::timing_result t;
-      with_tally_policy(which, g_stream, [&](auto policy) {
+      with_tally_policy(which, g.stream, [&](auto policy) {
         t = ts::time_calls(
             [&](int k) {
               tally::reduce_into(policy, s.in.copy(k), s.in.copy(k) + n, s.out.data(), Case::init(),
                                  Case::tally_op());
             },
-            copies, g_stream);
+            copies, g.stream);
       });
       return t;
     }
@@ -160,39 +155,23 @@ ts::timing_result time_impl(impl which, ts::reduce_input<Case>& s) {
 
 template <class Case>
 void run_benchmark(benchmark::State& state, impl which, std::size_t n) {
-  try {
-    auto& s = g_inputs.get<Case>(n, g_stream);
-    if (which != impl::floor) {  // the ruler computes nothing to check
-      const auto got = result_of(which, s);
-      if (!ts::close_enough(got, s.reference, Case::rel_tol)) {
-        g_report->record_wrong(Case::name, impl_row(which), n);
-        std::cerr << "bench_reduce: WRONG " << Case::name << " " << impl_key(which) << " n=" << n << ": got " << got
-                  << ", CUB gives " << s.reference << "\n";
-        state.SkipWithError("WRONG result (differs from CUB); not timed");
-        return;
-      }
-    }
-    ts::timing_result t;
-    for (auto _ : state) {
-      t = time_impl(which, s);
-      state.SetIterationTime(t.median_us * 1e-6);
-    }
-    g_report->record(Case::name, impl_row(which), n, t.median_us);
-    state.counters["GB/s"] = ts::gbps(double(n) * sizeof(typename Case::T), t.median_us);
-    state.counters["spread%"] = ts::spread_percent(t.median_us, t.min_us, t.max_us);
-    state.counters["calls/loop"] = double(t.calls_per_loop);
-    state.counters["copies"] = double(s.in.count());
-  } catch (const std::exception& e) {
-    // A CUDA error poisons the context: nothing measured after it could be trusted.
-    std::cerr << "bench_reduce: FATAL in " << Case::name << " " << impl_key(which) << " n=" << n << ": " << e.what()
-              << "\n";
-    std::exit(1);
-  }
+  ts::checked_measurement(
+      state, g, {Case::name, impl_row(which), impl_key(which), n, double(sizeof(typename Case::T))},
+      [&]() -> auto& { return g_inputs.get<Case>(n, g.stream); },
+      [&](ts::reduce_input<Case>& s) {
+        if (which == impl::floor) return std::string();  // the ruler computes nothing to check
+        const auto got = result_of(which, s);
+        if (ts::close_enough(got, s.reference, Case::rel_tol)) return std::string();
+        std::ostringstream why;
+        why << "got " << got << ", CUB gives " << s.reference;
+        return why.str();
+      },
+      [&](ts::reduce_input<Case>& s) { return time_impl(which, s); });
 }
 
 template <class Case>
 void register_case(const std::vector<std::uint64_t>& sizes) {
-  g_report->add_case(Case::name, std::string(Case::description) + " (cub row: " + Case::cub_name + ")",
+  g.report->add_case(Case::name, std::string(Case::description) + " (cub row: " + Case::cub_name + ")",
                      double(sizeof(typename Case::T)));
   for (auto n : sizes)
     for (impl which : all_impls) {
@@ -210,50 +189,20 @@ const ts::bench_program program{
 }  // namespace
 
 int main(int argc, char** argv) {
-  ts::bench_flags opt;
-  if (!ts::start_benchmarks(argc, argv, program, opt)) return 2;
-
-  try {
-    ts::require_device();
-    const ts::device_info dev = ts::current_device_info();
-    const std::string when = ts::utc_now();
-    TALLY_SUPPORT_CHECK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
-    g_ruler = std::make_unique<ts::stream_read>();
-    g_report = std::make_unique<ts::bench_report>(opt.sizes);
-
-    std::cout << "bench_reduce on " << ts::describe(dev) << ", " << when << "\n";
-    const ts::copy_ceiling ceiling = ts::measure_copy_ceiling(g_stream);
-    std::cout << "copy ceiling: 1 GiB device-to-device in " << ts::figure(ceiling.us) << " us = "
-              << ts::figure(ceiling.gbps) << " GB/s (read + write)\n"
-              << std::flush;
-    benchmark::AddCustomContext("device", dev.name + ", " + std::to_string(dev.sms) + " SMs");
-    benchmark::AddCustomContext("copy_ceiling_GBps", ts::figure(ceiling.gbps));
-
-    ts::reduce_cases::for_each_wanted(opt.cases, [&](auto c) { register_case<decltype(c)>(opt.sizes); });
-
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    g_inputs.reset();
-
-    std::string md = ts::markdown_head("bench_reduce", dev, when);
-    md += "- method: median over 7 loops of the mean time per call, back-to-back calls between CUDA events, "
-          "inputs rotating over copies that fill 512 MiB (at most 1024); CUB temporary storage allocated once; "
-          "thrust::reduce includes its synchronisation and the copy of the result to the host\n";
-    md += "- copy ceiling: 1 GiB device-to-device copy, " + ts::figure(ceiling.gbps) + " GB/s (read + write)\n";
-    md += "- WRONG: the result differed from CUB's on the same input; such a row is not timed\n\n";
-    md += g_report->markdown("cub");
-
-    ts::write_markdown(md, opt.md);
-
-    g_ruler.reset();  // free device memory while the CUDA runtime is still up
-    TALLY_SUPPORT_CHECK(cudaStreamDestroy(g_stream));
-    if (g_report->any_wrong()) {
-      std::cerr << "bench_reduce: some implementations gave WRONG results (see the tables)\n";
-      return 1;
-    }
-    return 0;
-  } catch (const std::exception& e) {
-    std::cerr << "bench_reduce: FATAL: " << e.what() << "\n";
-    return 1;
-  }
+  return ts::run_comparison_benchmarks(
+      argc, argv, program, g,
+      [](const ts::bench_flags& flags) {
+        ts::reduce_cases::for_each_wanted(flags.cases, [&](auto c) { register_case<decltype(c)>(flags.sizes); });
+      },
+      [] { g_inputs.reset(); },
+      [](const ts::bench_session& s) {
+        std::string md =
+            "- method: median over 7 loops of the mean time per call, back-to-back calls between CUDA events, "
+            "inputs rotating over copies that fill 512 MiB (at most 1024); CUB temporary storage allocated once; "
+            "thrust::reduce includes its synchronisation and the copy of the result to the host\n";
+        md += "- copy ceiling: 1 GiB device-to-device copy, " + ts::figure(s.ceiling.gbps) + " GB/s (read + write)\n";
+        md += "- WRONG: the result differed from CUB's on the same input; such a row is not timed\n\n";
+        md += s.report->markdown("cub");
+        return md;
+      });
 }

@@ -51,5 +51,6 @@ std::vector<check_entry> all_checks();
 /// The entries of each algorithm (one function per algorithm, one file each).
 std::vector<check_entry> reduce_checks();
 std::vector<check_entry> extrema_checks();  ///< max_element_into, min_element_into
+std::vector<check_entry> top_k_checks();    ///< top_k_into<K>, top_k<K>
 
 }  // namespace tally_tool

@@ -179,8 +179,18 @@ void print_verify_help(std::ostream& out) {
          "  --markdown        print the table as Markdown\n"
          "  -h, --help        this text\n"
          "\n"
-         "checks: reduce sum (int32, int64, float, double, half) on random and constant data;\n"
-         "reduce max/min (float) on random, constant, with NaN every 1000th item, all +inf, all -inf.\n";
+         "checks (data: random, constant, NaN every 1000th item, all +inf, all -inf; for the\n"
+         "integers +inf / -inf mean the largest / lowest value):\n"
+         "  reduce sum         int32, int64, float, double, half; random and constant data\n"
+         "  reduce max/min     float; every pattern\n"
+         "  max_element_into   int32, float, double, half; random, constant, +inf, -inf, and\n"
+         "  min_element_into     NaN for the floating types\n"
+         "  top_k_into<K>      float with K = 1, 2, 8, 32, int32 / int64 / double / half with\n"
+         "  top_k<K>             K = 3 (int64: 1); the largest (less) or the smallest (greater)\n"
+         "                       first, user comparators; random, constant, +inf, -inf, NaN\n"
+         "references: CUB on the same input (DeviceReduce; ArgMax / ArgMin; for top_k a stable\n"
+         "radix sort of (value, index) pairs), or the host backend where CUB's order is not\n"
+         "tally's (NaN in the extrema and top_k, user comparators).\n";
 }
 
 int verify_main(int argc, char** argv) {

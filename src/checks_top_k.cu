@@ -1,0 +1,233 @@
+// `tally verify` entries for top_k: top_k_into<K> for K in {1, 2, 8, 32} on float and
+// K = 3 (K = 1 for int64) on int32, int64, double and half; on random and constant data,
+// all +inf / all -inf (for int32: all INT_MAX / all INT_MIN) and, for the floating types,
+// data with NaNs; with the default comparators (tally::less: the largest first;
+// tally::greater: the smallest first), with user comparators (the (value, index) pair
+// path), and through the synchronous top_k<K>. Each compares the values and indices tally
+// writes on every backend with the first min(K, n) entries of CUB's stable radix sort of
+// (value, index) pairs on the same input (descending for less, ascending for greater:
+// equal values in index order, as top_k), except where CUB's order is not the
+// comparator's (NaN: tally puts it above every number; user comparators): there the
+// reference is the host backend (tally::host) on a copy of the input. It also checks
+// that nothing is written after the first min(K, n) entries. Then it times tally against
+// that CUB sort (what a CUB user calls for a top-K; CCCL 3.0 has no DeviceTopK).
+
+#include "check.hpp"
+#include "device_checks.cuh"
+
+#include <tally/tally.cuh>
+
+#include <tally_support/data.cuh>
+#include <tally_support/device_buffer.cuh>
+#include <tally_support/top_k_cases.cuh>
+
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace tally_tool {
+namespace {
+
+namespace ts = tally_support;
+
+/// A value as text (value_text, with __half shown through float).
+template <class T>
+std::string item_text(T x) {
+  if constexpr (std::is_same_v<T, __half>)
+    return value_text(__half2float(x));
+  else
+    return value_text(x);
+}
+
+/// A user comparator the same as tally::less on numbers (no NaN in the data it is used on):
+/// top_k takes the (value, index) pair path for it.
+struct plain_less {
+  __host__ __device__ bool operator()(float a, float b) const { return a < b; }
+};
+
+/// A user comparator with many ties between different values: by x % 3 (on hash(i) % 4
+/// data: 2 first, then 1, then 0 and 3 together, each group in index order).
+struct mod3_less {
+  __host__ __device__ bool operator()(int a, int b) const { return a % 3 < b % 3; }
+};
+
+/// Which order the CUB reference sorts in (only used with the default comparators).
+template <class Compare>
+inline constexpr bool largest_first_v = !std::is_same_v<Compare, tally::greater<>>;
+
+/// The reference of an entry: CUB's sorted pairs, or the host backend (NaN, user
+/// comparators whose order CUB's sort does not know).
+enum class reference { cub, host };
+
+/// The first min(K, n) entries of top_k_into<K> (Sync: of top_k<K>, which returns them on
+/// the host) of n items of T (pattern `data`) under comp, on every requested backend,
+/// against the reference, then times of tally and of CUB's sort.
+template <int K, bool Sync, class T, class Compare>
+std::vector<check_row> check_top_k(const check_row& label, ts::pattern data, reference ref, Compare comp,
+                                   std::uint64_t n, const verify_options& o) {
+  device_input<T> input(n, data, o);
+  const T* in0 = input.copies.copy(0);
+  const std::size_t count = std::min<std::uint64_t>(K, n);
+
+  // The reference: CUB's sorted pairs, or the host backend's top_k on a copy.
+  std::optional<ts::cub_sorted_reference<T, largest_first_v<Compare>>> sort;
+  if (n > 0) sort.emplace(n, input.stream);
+  std::vector<T> ref_values;
+  std::vector<std::int64_t> ref_indices;
+  std::string reference_name = "CUB's sort";
+  if (ref == reference::host) {
+    std::vector<T> host(n);
+    if (n > 0) TALLY_SUPPORT_CHECK(cudaMemcpy(host.data(), in0, n * sizeof(T), cudaMemcpyDeviceToHost));
+    const tally::top_k_result<T, K> r = tally::top_k<K>(tally::host, host.begin(), host.end(), comp);
+    if (std::size_t(r.count) != count)
+      throw std::runtime_error("the host backend returned " + std::to_string(r.count) + " entries");
+    ref_values.assign(r.values.begin(), r.values.begin() + count);
+    ref_indices.assign(r.indices.begin(), r.indices.begin() + count);
+    reference_name = "tally::host";
+  } else if (sort) {
+    sort->call(in0);
+    sort->read(count, ref_values, ref_indices);
+  }
+
+  const bool timing = o.timing && n > 0;
+  auto cub_call = [&](int k) { sort->call(input.copies.copy(k)); };
+  const double cub_us = timing ? time_us(cub_call, input, o.loops) : 0.0;
+
+  ts::device_buffer<T> values(K);
+  ts::device_buffer<std::int64_t> indices(K);
+  std::vector<check_row> rows;
+  for (tally::backend_id backend : o.backends) {
+    check_row row = label;
+    row.n = n;
+    row.backend = backend;
+    row.bytes = double(n) * sizeof(T);
+    try {
+      with_policy(backend, input.stream, [&](auto policy) {
+        auto call = [&](int k) {
+          const T* first = input.copies.copy(k);
+          if constexpr (Sync)
+            return tally::top_k<K>(policy, first, first + n, comp);
+          else
+            tally::top_k_into<K>(policy, first, first + n, values.data(), indices.data(), comp);
+        };
+
+        // What tally gives on copy 0: K entries, the first `got_count` of them meaningful.
+        std::vector<T> got_values(K);
+        std::vector<std::int64_t> got_indices(K);
+        std::size_t got_count = count;
+        if constexpr (Sync) {
+          const tally::top_k_result<T, K> r = call(0);
+          std::copy(r.values.begin(), r.values.end(), got_values.begin());
+          std::copy(r.indices.begin(), r.indices.end(), got_indices.begin());
+          got_count = std::size_t(r.count);
+        } else {
+          values.memset(0xff);  // a backend that writes nothing cannot pass by accident
+          indices.memset(0xff);
+          call(0);
+          TALLY_SUPPORT_CHECK(cudaStreamSynchronize(input.stream));
+          values.copy_to_host(got_values);
+          indices.copy_to_host(got_indices);
+        }
+
+        row.ok = got_count == count;
+        if (!row.ok) row.detail = "count " + std::to_string(got_count) + ", expected " + std::to_string(count);
+        for (std::size_t i = 0; i < count && row.ok; ++i) {
+          row.ok = got_indices[i] == ref_indices[i] && std::memcmp(&got_values[i], &ref_values[i], sizeof(T)) == 0;
+          if (!row.ok)
+            row.detail = "entry " + std::to_string(i) + ": got " + item_text(got_values[i]) + " (index " +
+                         std::to_string(got_indices[i]) + "), " + reference_name + " gives " +
+                         item_text(ref_values[i]) + " (index " + std::to_string(ref_indices[i]) + ")";
+        }
+        // Only min(K, n) entries are written (top_k_into), the rest value-initialised (top_k).
+        for (std::size_t i = count; i < std::size_t(K) && row.ok; ++i) {
+          const bool untouched = Sync ? got_indices[i] == 0 : got_indices[i] == -1;
+          row.ok = untouched;
+          if (!row.ok)
+            row.detail = "entry " + std::to_string(i) + " has index " + std::to_string(got_indices[i]) + ", but only " +
+                         std::to_string(count) + " entries exist";
+        }
+
+        if (row.ok && timing) {
+          row.tally_us = time_us([&](int k) { (void)call(k); }, input, o.loops);
+          row.cub_us = cub_us;
+          row.timed = true;
+        }
+      });
+    } catch (const std::exception& e) {
+      row.ok = false;
+      row.detail = e.what();
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+/// One entry: top_k_into<K> (Sync: top_k<K>) of T on `data` under Compare, shown as
+/// "top_k_into<K>" plus `what` (e.g. " greater").
+template <int K, class T, class Compare = tally::less<>, bool Sync = false>
+check_entry top_k_entry(const char* type_key, ts::pattern data, reference ref = reference::cub, const char* what = "") {
+  check_row label;
+  label.algorithm = std::string(Sync ? "top_k<" : "top_k_into<") + std::to_string(K) + ">" + what;
+  label.type = type_key;
+  label.data = ts::pattern_name(data);
+  return {label.algorithm, type_key, label.data, [=](std::uint64_t n, const verify_options& o) {
+            return check_top_k<K, Sync, T>(label, data, ref, Compare{}, n, o);
+          }};
+}
+
+}  // namespace
+
+std::vector<check_entry> top_k_checks() {
+  using ts::pattern;
+  using greater = tally::greater<>;
+  constexpr bool sync = true;
+  const reference by_host = reference::host, by_cub = reference::cub;
+  std::vector<check_entry> v;
+  // Each (K, type, comparator) compiles its own kernels (two per kind of candidate, more
+  // for K <= 2), and long lists compile slowly: every K on float under less, K = 3 (a
+  // list of 4, 3 written) elsewhere, K = 1 for the (key, index) form of int64.
+
+  // float: every K; ties (constant, all -inf); NaN first under less, last under greater;
+  // the smallest first; a user comparator (pair path); the synchronous form.
+  v.push_back(top_k_entry<1, float>("float", pattern::random));
+  v.push_back(top_k_entry<2, float>("float", pattern::random));
+  v.push_back(top_k_entry<8, float>("float", pattern::random));
+  v.push_back(top_k_entry<32, float>("float", pattern::random));
+  v.push_back(top_k_entry<2, float>("float", pattern::constant));
+  v.push_back(top_k_entry<32, float>("float", pattern::constant));
+  v.push_back(top_k_entry<8, float>("float", pattern::neg_inf));
+  v.push_back(top_k_entry<2, float>("float", pattern::with_nan, by_host));
+  v.push_back(top_k_entry<32, float>("float", pattern::with_nan, by_host));
+  v.push_back(top_k_entry<8, float, tally::less<>, sync>("float", pattern::random));
+  v.push_back(top_k_entry<3, float, greater>("float", pattern::random, by_cub, " greater"));
+  v.push_back(top_k_entry<3, float, greater>("float", pattern::with_nan, by_host, " greater"));
+  v.push_back(top_k_entry<3, float, plain_less>("float", pattern::random, by_cub, " (user a < b)"));
+
+  // int32: hash(i) % 4 (all ties: the first three 3s), constant, all INT_MAX / INT_MIN;
+  // a user comparator with ties between different values.
+  v.push_back(top_k_entry<3, int>("int32", pattern::random));
+  v.push_back(top_k_entry<3, int>("int32", pattern::constant));
+  v.push_back(top_k_entry<3, int>("int32", pattern::pos_inf));
+  v.push_back(top_k_entry<3, int>("int32", pattern::neg_inf));
+  v.push_back(top_k_entry<3, int, mod3_less>("int32", pattern::random, by_host, " (user x % 3 <)"));
+
+  // 8-byte values (the (key, index) form) and half (2-byte keys).
+  v.push_back(top_k_entry<1, std::int64_t>("int64", pattern::random));
+  v.push_back(top_k_entry<3, double>("double", pattern::random));
+  v.push_back(top_k_entry<3, double>("double", pattern::constant));
+  v.push_back(top_k_entry<3, double>("double", pattern::with_nan, by_host));
+  v.push_back(top_k_entry<3, double, tally::less<>, sync>("double", pattern::random));
+  v.push_back(top_k_entry<3, __half>("half", pattern::random));
+  v.push_back(top_k_entry<3, __half>("half", pattern::with_nan, by_host));
+  v.push_back(top_k_entry<3, __half, tally::less<>, sync>("half", pattern::random));
+  return v;
+}
+
+}  // namespace tally_tool
