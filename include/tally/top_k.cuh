@@ -39,6 +39,10 @@
 /// values of at most 4 bytes and at most 2^32 - 1 items (the key above the inverted
 /// index), 16 bytes otherwise; a comparison is then an unsigned compare, not the
 /// comparator's NaN checks. Other comparators compare (value, index) pairs.
+/// top_k<1> and top_k<2> on such one-word keys are reductions instead (of a key, or of a
+/// (best, second) pair of keys) and run exactly as reduce does: on the reduce tuning
+/// table's backend and shape, on `atomic` with one atomic per block (a 16-byte CAS for
+/// the pair).
 
 #include <tally/functional.cuh>
 #include <tally/policy.cuh>

@@ -3,8 +3,10 @@
 // block's lists merge (the backend) and the launch shape (the policy or the table).
 
 #include <tally/detail/launch.cuh>
+#include <tally/detail/reduce/dispatch.cuh>
 #include <tally/detail/top_k/candidates.cuh>
 #include <tally/detail/top_k/kernel.cuh>
+#include <tally/detail/top_k/small_k_plan.cuh>
 #include <tally/tuning/top_k.cuh>
 
 TALLY_NAMESPACE_BEGIN
@@ -47,7 +49,16 @@ void dispatch_top_k(const char* algorithm, const Policy& policy, const device_co
   using V = iter_value_t<It>;
   // The largest wins under less, the smallest under greater.
   constexpr bool largest_wins = is_default_less_v<Compare, V>;
-  if constexpr (top_k_packs_v<V, Compare>) {
+  if constexpr (top_k_packs_v<V, Compare> && K <= 2) {
+    // A reduction (small_k_plan.cuh), on the reduce table's min/max rows.
+    if (n <= max_packed_top_k_count) {
+      using plan = std::conditional_t<K == 1, top1_plan<V, largest_wins, It, ValueOut>,
+                                      top2_plan<V, largest_wins, It, ValueOut>>;
+      dispatch_plan<tuning::reduce_op_class::min_max>(algorithm, policy, ctx, first, n, indices,
+                                                      plan{{}, {}, {first, values}});
+      return;
+    }
+  } else if constexpr (top_k_packs_v<V, Compare>) {
     if (n <= max_packed_top_k_count) {
       launch_top_k_for_policy<K>(algorithm, policy, ctx, first, n, values, indices,
                                  packed_candidates<V, largest_wins>{});

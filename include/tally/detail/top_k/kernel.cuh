@@ -46,7 +46,9 @@ TALLY_KERNEL void __launch_bounds__(Threads) top_k_kernel(input_range<It> in, Ra
                                                           IndexOut indices, scratch_view scratch) {
   constexpr int P = top_k_list_size(K);
   using C = typename Rank::type;
-  __shared__ C lists[Threads / 32][P];
+  // Raw storage: C may have default member initialisers, which __shared__ can't run.
+  __shared__ alignas(C) unsigned char lists_storage[sizeof(C) * (Threads / 32) * P];
+  auto& lists = *reinterpret_cast<C(*)[Threads / 32][P]>(lists_storage);
   __shared__ bool is_last;
   const int tid = static_cast<int>(threadIdx.x);
   wait_for_prior_grids();
@@ -80,10 +82,8 @@ TALLY_KERNEL void __launch_bounds__(Threads) top_k_kernel(input_range<It> in, Ra
   __threadfence();
   fill_empty(list, rank);
   for (int b = tid; b < static_cast<int>(gridDim.x); b += Threads) {
-    C other[P];
-#pragma unroll
-    for (int i = 0; i < P; ++i) other[i] = partials[std::size_t(b) * P + i];
-    merge_lists(list, other, rank);
+    const C* other = partials + std::size_t(b) * P;
+    merge_with(list, [other](int j) { return other[j]; }, rank);
   }
   __syncthreads();  // `lists` is reused
   block_merge<SharedMemoryTree, Threads>(list, lists, rank);

@@ -54,35 +54,34 @@ __device__ TALLY_FORCEINLINE void sort_bitonic(C (&list)[P], const Rank& rank) {
   }
 }
 
-/// list := the best P of list and other (both sorted best first). Taking the better of
-/// list[i] and other[P-1-i] keeps exactly the best P of the union (a descending run met
-/// by an ascending one) as a bitonic sequence, which sort_bitonic then sorts.
-template <int P, class C, class Rank>
-__device__ TALLY_FORCEINLINE void merge_lists(C (&list)[P], const C (&other)[P], const Rank& rank) {
-#pragma unroll
-  for (int i = 0; i < P; ++i)
-    if (rank.better(other[P - 1 - i], list[i])) list[i] = other[P - 1 - i];
-  sort_bitonic(list, rank);
-}
-
-/// merge_lists with the list of lane (lane ^ mask); both lanes end with the same list.
-/// Entries i and P-1-i are taken together so that each partner entry is shuffled before
-/// this lane overwrites it: two live temporaries instead of a second list.
-template <int P, class C, class Rank>
-__device__ TALLY_FORCEINLINE void merge_with_lane(C (&list)[P], int mask, const Rank& rank) {
+/// list := the best P of list and another sorted list whose j-th entry is `theirs(j)`.
+/// Taking the better of list[i] and theirs(P-1-i) keeps exactly the best P of the union
+/// (a descending run met by an ascending one) as a bitonic sequence, which sort_bitonic
+/// then sorts. Entries i and P-1-i are done together, each after both of the other
+/// list's entries it needs are fetched: two live temporaries instead of a second list
+/// (which, for 16-byte candidates and P = 32, would not fit in registers). `theirs` is
+/// called with the same j in the same order in every lane, so it may shuffle.
+template <int P, class C, class Rank, class Theirs>
+__device__ TALLY_FORCEINLINE void merge_with(C (&list)[P], Theirs&& theirs, const Rank& rank) {
   if constexpr (P == 1) {
-    const C theirs = shuffle_xor(list[0], mask);
-    if (rank.better(theirs, list[0])) list[0] = theirs;
+    const C other = theirs(0);
+    if (rank.better(other, list[0])) list[0] = other;
   } else {
 #pragma unroll
     for (int i = 0; i < P / 2; ++i) {
-      const C theirs_high = shuffle_xor(list[P - 1 - i], mask);
-      const C theirs_low = shuffle_xor(list[i], mask);
+      const C theirs_high = theirs(P - 1 - i);
+      const C theirs_low = theirs(i);
       if (rank.better(theirs_high, list[i])) list[i] = theirs_high;
       if (rank.better(theirs_low, list[P - 1 - i])) list[P - 1 - i] = theirs_low;
     }
     sort_bitonic(list, rank);
   }
+}
+
+/// merge_with the list of lane (lane ^ mask); both lanes end with the same list.
+template <int P, class C, class Rank>
+__device__ TALLY_FORCEINLINE void merge_with_lane(C (&list)[P], int mask, const Rank& rank) {
+  merge_with(list, [&](int j) { return shuffle_xor(list[j], mask); }, rank);
 }
 
 /// A butterfly over lanes [0, Lanes): afterwards each of those lanes holds their best P.

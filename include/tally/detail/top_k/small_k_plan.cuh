@@ -1,0 +1,95 @@
+#pragma once
+// top_k<1> and top_k<2> on packed keys (candidates.cuh) as reductions: plans for the
+// reduce kernels (detail/reduce/plan.cuh), so that they run on the reduce tuning
+// table's backend and shape, and on the atomic backend with one atomic per block —
+// the speed of a reduction, which is what a top-2 is. K = 1 folds keys with an unsigned
+// max (max_element's packed plan); K = 2 folds (best, second) pairs of keys, 16 bytes,
+// which the atomic backend updates with a 16-byte CAS. All-zero keys mean "nothing yet":
+// no real key is 0 (candidates.cuh), so the identity is zero bits, as the atomic slot
+// wants. The last block's finish writes the indices and reads the values again.
+
+#include <tally/detail/top_k/candidates.cuh>
+#include <tally/functional.cuh>
+
+TALLY_NAMESPACE_BEGIN
+namespace detail {
+
+/// The two best keys seen, first > second; 0 where there are fewer.
+struct top2_keys {
+  unsigned long long first, second;
+};
+
+struct top2_merge {
+  __host__ __device__ TALLY_FORCEINLINE top2_keys operator()(const top2_keys& a, const top2_keys& b) const {
+    // Keys are distinct (each holds its index) except the empty 0s, so the best two of
+    // four sorted-in-pairs keys are the larger first and the best of the rest.
+    const unsigned long long first = a.first > b.first ? a.first : b.first;
+    const unsigned long long other_first = a.first > b.first ? b.first : a.first;
+    const unsigned long long seconds = a.second > b.second ? a.second : b.second;
+    return {first, other_first > seconds ? other_first : seconds};
+  }
+};
+
+template <class Packed>
+struct convert_to_top2 {
+  Packed packed;
+  template <class Item>
+  __device__ TALLY_FORCEINLINE top2_keys operator()(const Item& item, std::int64_t index) const {
+    return {packed(item, index), 0};
+  }
+};
+
+/// finish: indices[i] and values[i] for the keys found (min(K, n) of them).
+template <class It, class ValueOut>
+struct finish_small_top_k {
+  It first;
+  ValueOut values;
+  template <class IndexOut>
+  __device__ void write(IndexOut indices, int i, unsigned long long key) const {
+    if (key == 0) return;  // fewer items than K
+    const std::int64_t index = packed_candidates<int, true>::index(key);
+    indices[i] = index;
+    values[i] = first[index];
+  }
+  template <class IndexOut>
+  __device__ void operator()(IndexOut indices, unsigned long long best) const {
+    write(indices, 0, best);
+  }
+  template <class IndexOut>
+  __device__ void operator()(IndexOut indices, const top2_keys& best) const {
+    write(indices, 0, best.first);
+    write(indices, 1, best.second);
+  }
+  template <class IndexOut>
+  __device__ void empty(IndexOut) const {}  // an empty range writes nothing
+};
+
+template <class V, bool LargestWins, class It, class ValueOut>
+struct top1_plan {
+  using accumulator = unsigned long long;
+  using accumulator_op = maximum<unsigned long long>;
+  packed_candidates<V, LargestWins> convert;
+  accumulator_op op;
+  finish_small_top_k<It, ValueOut> finish;
+  static constexpr bool exact = true;
+};
+
+template <class V, bool LargestWins, class It, class ValueOut>
+struct top2_plan {
+  using accumulator = top2_keys;
+  using accumulator_op = top2_merge;
+  convert_to_top2<packed_candidates<V, LargestWins>> convert;
+  accumulator_op op;
+  finish_small_top_k<It, ValueOut> finish;
+  static constexpr bool exact = true;
+};
+
+}  // namespace detail
+
+/// Zero keys: nothing found yet (lets the atomic backend keep top-2 pairs in its slot).
+template <>
+struct identity_element<detail::top2_merge, detail::top2_keys> {
+  TALLY_HOST_DEVICE static detail::top2_keys value() { return {0, 0}; }
+};
+
+TALLY_NAMESPACE_END
