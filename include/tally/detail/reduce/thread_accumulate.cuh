@@ -152,16 +152,37 @@ __device__ TALLY_FORCEINLINE int for_each_item(const input_range<It>& in, Conver
   return full_tiles > 0 ? Threads : (count < Threads ? count : Threads);
 }
 
+/// An operator may offer `insert(acc, item)`, a cheaper fold of one converted item into an
+/// accumulator that starts as `Op::empty_accumulator()` (top_k<2>'s pair of keys: one
+/// compare against the second best, and rarely more, instead of a full pair merge).
+template <class Op, class T, class = void>
+struct has_insert : std::false_type {};
+template <class Op, class T>
+struct has_insert<Op, T, std::void_t<decltype(std::declval<const Op&>().insert(std::declval<T&>(), std::declval<const T&>()))>>
+    : std::true_type {};
+
 /// Returns this thread's fold of its items; `valid` (block-uniform) gets the number of
 /// threads of this block that have at least one item.
 template <int Threads, int ItemsPerThread, class T, class It, class Convert, class Op>
 __device__ T thread_accumulate(const input_range<It>& in, Convert convert, Op op, int& valid) {
-  T acc;
-  bool has = false;
-  valid = for_each_item<Threads, ItemsPerThread, T>(
-      in, convert, [&](T (&items)[ItemsPerThread]) { accumulate(acc, has, fold_tree(items, op), op); },
-      [&](const T& item) { accumulate(acc, has, item, op); });
-  return acc;
+  if constexpr (has_insert<Op, T>::value) {
+    T acc = Op::empty_accumulator();
+    valid = for_each_item<Threads, ItemsPerThread, T>(
+        in, convert,
+        [&](T (&items)[ItemsPerThread]) {
+#pragma unroll
+          for (int j = 0; j < ItemsPerThread; ++j) op.insert(acc, items[j]);
+        },
+        [&](const T& item) { op.insert(acc, item); });
+    return acc;
+  } else {
+    T acc;
+    bool has = false;
+    valid = for_each_item<Threads, ItemsPerThread, T>(
+        in, convert, [&](T (&items)[ItemsPerThread]) { accumulate(acc, has, fold_tree(items, op), op); },
+        [&](const T& item) { accumulate(acc, has, item, op); });
+    return acc;
+  }
 }
 
 }  // namespace detail

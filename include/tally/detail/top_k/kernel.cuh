@@ -1,7 +1,8 @@
 #pragma once
 // The top_k kernel, one launch:
 //   1. each thread reads its items (for_each_item, the loads of the reductions) and
-//      keeps its best P in registers (sorted_list.cuh);
+//      keeps its best P in registers (sorted_list.cuh), inserting only items that beat
+//      the best K-th entry among its warp's lists (checked once per tile);
 //   2. the block's lists merge into one (block_merge.cuh);
 //   3. with more than one block, thread 0 writes the block's list to scratch and arrives
 //      at the counter (grid_sync.cuh: release of the list, acquire of the others');
@@ -58,8 +59,16 @@ TALLY_KERNEL void __launch_bounds__(Threads) top_k_kernel(input_range<It> in, Ra
   for_each_item<Threads, ItemsPerThread, C>(
       in, rank,
       [&](C (&items)[ItemsPerThread]) {
+        // The bar to beat: the best K-th entry of the warp's lists. An item no better
+        // than some lane's K-th has K better items in that lane, so it is not among the
+        // K best. Once the lists fill, the warp's bar is far above a single lane's
+        // K-th: inserts become rare enough that a warp seldom diverges into one (with
+        // each lane's own K-th, a random item would send some lane of a warp of 32 into
+        // an insert at about half of the steps).
+        const C bar = warp_best(list[K - 1], rank);
 #pragma unroll
-        for (int j = 0; j < ItemsPerThread; ++j) insert(list, items[j], rank);
+        for (int j = 0; j < ItemsPerThread; ++j)
+          if (rank.better(items[j], bar)) insert(list, items[j], rank);
       },
       [&](const C& item) { insert(list, item, rank); });
   block_merge<SharedMemoryTree, Threads>(list, lists, rank);

@@ -28,6 +28,20 @@ struct top2_merge {
     const unsigned long long seconds = a.second > b.second ? a.second : b.second;
     return {first, other_first > seconds ? other_first : seconds};
   }
+  /// Per item (thread_accumulate.cuh): `item.first` is one key; most items lose to the
+  /// second best at the first compare.
+  __device__ TALLY_FORCEINLINE void insert(top2_keys& acc, const top2_keys& item) const {
+    const unsigned long long key = item.first;
+    if (key > acc.second) {
+      if (key > acc.first) {
+        acc.second = acc.first;
+        acc.first = key;
+      } else {
+        acc.second = key;
+      }
+    }
+  }
+  __host__ __device__ static constexpr top2_keys empty_accumulator() { return {0, 0}; }
 };
 
 template <class Packed>

@@ -84,6 +84,17 @@ __device__ TALLY_FORCEINLINE void merge_with_lane(C (&list)[P], int mask, const 
   merge_with(list, [&](int j) { return shuffle_xor(list[j], mask); }, rank);
 }
 
+/// The best of one candidate per lane, in every lane. All 32 lanes must call it.
+template <class C, class Rank>
+__device__ TALLY_FORCEINLINE C warp_best(C c, const Rank& rank) {
+#pragma unroll
+  for (int mask = 16; mask > 0; mask /= 2) {
+    const C other = shuffle_xor(c, mask);
+    if (rank.better(other, c)) c = other;
+  }
+  return c;
+}
+
 /// A butterfly over lanes [0, Lanes): afterwards each of those lanes holds their best P.
 /// Lanes must be a power of two; all 32 lanes must call it.
 template <int Lanes, int P, class C, class Rank>
