@@ -148,6 +148,10 @@ const check checks[] = {
     {"max_element_into", [](fixture& f) { tally::max_element_into(tally::par.on(f.stream), f.first, f.last, f.out64); return f.read64() == f.max_at; }},
     {"min_element_into", [](fixture& f) { tally::min_element_into(tally::par.on(f.stream), f.first, f.last, f.out64, tally::less<>{}); return f.read64() == f.min_at; }},
 #endif
+#if __has_include(<tally/top_k.cuh>)
+    {"top_k", [](fixture& f) { const auto r = tally::top_k<3>(f.first, f.last); return r.count == 3 && r.indices[0] == f.max_at && r.values[0] == f.max; }},
+    {"top_k greater", [](fixture& f) { const auto r = tally::top_k<1>(tally::par.with(tally::backend::shared_memory), f.first, f.last, tally::greater<>{}); return r.indices[0] == f.min_at; }},
+#endif
 };
 
 }  // namespace
