@@ -10,13 +10,24 @@
 // - max / min: the order-preserving key of the value (detail/float_order.cuh), raised
 //   with a native unsigned atomicMax; min stores the complemented key;
 // - any other operator with a tally::identity_element: the value's bits XOR the
-//   identity's bits, updated by a CAS loop.
+//   identity's bits, updated by a CAS loop;
+// - an operator with its own lock-free fold (`Op::atomic_fold(memory, value)` and
+//   `Op::atomic_read(memory)`, e.g. top_k<2>'s pair of keys: two 64-bit atomicMax
+//   instead of a 16-byte CAS loop): that fold, over the same all-zero-means-empty slot.
 
 #include <tally/atomic.cuh>
 #include <tally/detail/float_order.cuh>
 
 TALLY_NAMESPACE_BEGIN
 namespace backend_atomic {
+
+/// Whether Op brings its own atomic fold into a 16-byte all-zero-is-empty slot.
+template <class Op, class T, class = void>
+struct has_atomic_fold : std::false_type {};
+template <class Op, class T>
+struct has_atomic_fold<Op, T,
+                       std::void_t<decltype(Op::atomic_fold(std::declval<void*>(), std::declval<const T&>())),
+                                   decltype(Op::atomic_read(std::declval<void*>()))>> : std::true_type {};
 
 template <class Op, class T>
 inline constexpr bool slot_supports_v =
@@ -59,7 +70,10 @@ struct slot {
 
   /// Folds `value` into the slot.
   __device__ static void combine(void* memory, const T& value, Op op) {
-    if constexpr (integer_sum) {
+    if constexpr (has_atomic_fold<Op, T>::value) {
+      static_assert(sizeof(T) <= 16, "tally: an atomic fold works in the 16-byte slot");
+      Op::atomic_fold(memory, value);
+    } else if constexpr (integer_sum) {
       atomicAdd(static_cast<sum_word*>(memory), sum_word(detail::bit_cast<detail::uint_of_t<sizeof(T)>>(value)));
     } else if constexpr (float_sum) {
       atomic_add(static_cast<T*>(memory), value);
@@ -80,7 +94,9 @@ struct slot {
 
   /// The slot's value. Called by the last block after every other block's combine.
   __device__ static T read(void* memory) {
-    if constexpr (integer_sum) {
+    if constexpr (has_atomic_fold<Op, T>::value) {
+      return Op::atomic_read(memory);
+    } else if constexpr (integer_sum) {
       const sum_word word = detail::atomic_load_word(static_cast<sum_word*>(memory));
       return detail::bit_cast<T>(detail::uint_of_t<sizeof(T)>(word));
     } else if constexpr (float_sum) {

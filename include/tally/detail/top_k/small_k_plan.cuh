@@ -4,10 +4,11 @@
 // table's backend and shape, and on the atomic backend with one atomic per block —
 // the speed of a reduction, which is what a top-2 is. K = 1 folds keys with an unsigned
 // max (max_element's packed plan); K = 2 folds (best, second) pairs of keys, 16 bytes,
-// which the atomic backend updates with a 16-byte CAS. All-zero keys mean "nothing yet":
+// which the atomic backend folds with two 64-bit atomicMax (top2_merge::atomic_fold). All-zero keys mean "nothing yet":
 // no real key is 0 (candidates.cuh), so the identity is zero bits, as the atomic slot
 // wants. The last block's finish writes the indices and reads the values again.
 
+#include <tally/detail/atomic/cas_loop.cuh>
 #include <tally/detail/top_k/candidates.cuh>
 #include <tally/functional.cuh>
 
@@ -42,6 +43,29 @@ struct top2_merge {
     }
   }
   __host__ __device__ static constexpr top2_keys empty_accumulator() { return {0, 0}; }
+
+  /// The atomic backend's fold of a block's pair into the slot's two 64-bit words
+  /// (first, second; 0 = nothing yet), without a CAS loop: a 16-byte CAS costs a read
+  /// and a write per block and retries while the whole grid arrives at once.
+  /// Why it is exact: words[0] ends as the largest first M of all blocks. Every other
+  /// first loses exactly one atomicMax on words[0] as seen by the thread that runs it:
+  /// either its own (it was smaller than what it found) or a later one's (which finds
+  /// it there and displaces it). The loser of each atomicMax and the block's second go
+  /// into words[1], so words[1] ends as the largest of every key but M: the second
+  /// best. (Keys are distinct: each holds its index.) The order of the atomics does
+  /// not matter, so the result is deterministic.
+  __device__ static void atomic_fold(void* memory, const top2_keys& block) {
+    auto* words = static_cast<unsigned long long*>(memory);
+    const unsigned long long found = atomicMax(&words[0], block.first);
+    const unsigned long long loser = found < block.first ? found : block.first;
+    atomicMax(&words[1], loser > block.second ? loser : block.second);
+  }
+  /// The slot's pair, read by the last block after every block's fold (its arrival at
+  /// the grid counter orders them; backend/atomic/reduce.cuh).
+  __device__ static top2_keys atomic_read(void* memory) {
+    auto* words = static_cast<unsigned long long*>(memory);
+    return {atomic_load_word(&words[0]), atomic_load_word(&words[1])};
+  }
 };
 
 template <class Packed>
