@@ -92,7 +92,12 @@ __device__ TALLY_FORCEINLINE void accumulate(T& acc, bool& has, const T& value, 
 /// registers); for each item of the unaligned head and the partial last tile (read by
 /// the last block), calls `on_item(item)`. Returns the number of threads of this block
 /// that were given at least one item (block-uniform).
-template <int Threads, int ItemsPerThread, class T, class It, class Convert, class OnTile, class OnItem>
+///
+/// Pipelined: the loads of the block's next tile are issued before `on_tile` works on
+/// this one, for folds that take longer than a load's latency to hide on their own
+/// (top_k<2>'s compare-and-insert); a plain reduction has no need of the extra registers.
+template <int Threads, int ItemsPerThread, class T, bool Pipelined = false, class It, class Convert, class OnTile,
+          class OnItem>
 __device__ TALLY_FORCEINLINE int for_each_item(const input_range<It>& in, Convert convert, OnTile&& on_tile,
                                                OnItem&& on_item) {
   constexpr int tile = Threads * ItemsPerThread;
@@ -106,12 +111,23 @@ __device__ TALLY_FORCEINLINE int for_each_item(const input_range<It>& in, Conver
     constexpr int loads = ItemsPerThread / shape::width;
     if (in.vectorized) {
       const auto* words = reinterpret_cast<const typename shape::word*>(to_raw_pointer(in.first) + in.head);
-      for (std::int64_t t = blockIdx.x; t < full_tiles; t += gridDim.x) {
+      const auto load_tile = [&](std::int64_t t, typename shape::word(&loaded)[loads]) {
         const auto* tile_words = words + t * (tile / shape::width);
-        const std::int64_t tile_first = in.head + t * tile;
-        typename shape::word loaded[loads];
 #pragma unroll
         for (int j = 0; j < loads; ++j) loaded[j] = tile_words[j * Threads + tid];  // coalesced: a warp reads 512 contiguous bytes
+      };
+      typename shape::word next[loads];
+      if (Pipelined && std::int64_t(blockIdx.x) < full_tiles) load_tile(blockIdx.x, next);
+      for (std::int64_t t = blockIdx.x; t < full_tiles; t += gridDim.x) {
+        const std::int64_t tile_first = in.head + t * tile;
+        typename shape::word loaded[loads];
+        if constexpr (Pipelined) {
+#pragma unroll
+          for (int j = 0; j < loads; ++j) loaded[j] = next[j];
+          if (t + gridDim.x < full_tiles) load_tile(t + gridDim.x, next);
+        } else {
+          load_tile(t, loaded);
+        }
         T items[ItemsPerThread];
 #pragma unroll
         for (int j = 0; j < loads; ++j) {
@@ -167,7 +183,7 @@ template <int Threads, int ItemsPerThread, class T, class It, class Convert, cla
 __device__ T thread_accumulate(const input_range<It>& in, Convert convert, Op op, int& valid) {
   if constexpr (has_insert<Op, T>::value) {
     T acc = Op::empty_accumulator();
-    valid = for_each_item<Threads, ItemsPerThread, T>(
+    valid = for_each_item<Threads, ItemsPerThread, T, true>(
         in, convert,
         [&](T (&items)[ItemsPerThread]) {
 #pragma unroll
