@@ -34,7 +34,7 @@ struct check_row {
   std::string detail;          ///< why it failed (got vs CUB, or the exception)
   bool timed = false;
   double tally_us = 0, cub_us = 0;
-  double bytes = 0;            ///< bytes read per call (for GB/s)
+  double bytes = 0;            ///< bytes read per call, and for copy_if written (for GB/s)
 };
 
 struct check_entry {
@@ -52,5 +52,6 @@ std::vector<check_entry> all_checks();
 std::vector<check_entry> reduce_checks();
 std::vector<check_entry> extrema_checks();  ///< max_element_into, min_element_into
 std::vector<check_entry> top_k_checks();    ///< top_k_into<K>, top_k<K>
+std::vector<check_entry> copy_if_checks();  ///< copy_if_into (stable, unordered, stencil), copy_if
 
 }  // namespace tally_tool

@@ -188,9 +188,15 @@ void print_verify_help(std::ostream& out) {
          "  top_k_into<K>      float with K = 1, 2, 8, 32, int32 / int64 / double / half with\n"
          "  top_k<K>             K = 3 (int64: 1); the largest (less) or the smallest (greater)\n"
          "                       first, user comparators; random, constant, +inf, -inf, NaN\n"
+         "  copy_if_into       int32 (x >= 2), int64, float (x < 0.5), double; random, constant,\n"
+         "                       +inf, -inf, sorted, NaN; stable (on atomic: unordered)\n"
+         "  copy_if_into unordered, copy_if (sync): int32, float; copy_if_into stencil: float,\n"
+         "                       a counting iterator as the stencil, every third index selected\n"
          "references: CUB on the same input (DeviceReduce; ArgMax / ArgMin; for top_k a stable\n"
-         "radix sort of (value, index) pairs), or the host backend where CUB's order is not\n"
-         "tally's (NaN in the extrema and top_k, user comparators).\n";
+         "radix sort of (value, index) pairs; for copy_if DeviceSelect::If / FlaggedIf, the\n"
+         "items compared in order, or as multisets for unordered results), or the host backend\n"
+         "where CUB's order is not tally's (NaN in the extrema and top_k, user comparators).\n"
+         "The GB/s of copy_if count the items read and the items written.\n";
 }
 
 int verify_main(int argc, char** argv) {

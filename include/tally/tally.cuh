@@ -10,3 +10,4 @@
 #include <tally/reduce.cuh>
 #include <tally/max_element.cuh>
 #include <tally/top_k.cuh>
+#include <tally/copy_if.cuh>

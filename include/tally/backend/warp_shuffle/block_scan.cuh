@@ -1,0 +1,58 @@
+#pragma once
+// Block-wide exclusive sum of one int per thread with warp shuffles: each warp scans its
+// 32 values with __shfl_up_sync, the warps' totals go through shared memory, and the
+// first warp scans those with shuffles again. Two barriers.
+
+#include <tally/detail/shuffle.cuh>
+
+TALLY_NAMESPACE_BEGIN
+namespace backend_warp_shuffle {
+
+template <int Threads>
+class block_scan {
+  static constexpr int warps = Threads / 32;
+
+ public:
+  struct temp_storage {
+    int warp_offsets[warps];
+    int total;
+  };
+
+  __device__ explicit block_scan(temp_storage& storage) : storage_(storage) {}
+
+  /// Returns the sum of the values of the threads before this one; `total` gets the
+  /// sum over the block. Every thread must call it; a second call on the same storage
+  /// needs a __syncthreads() in between.
+  __device__ int exclusive_sum(int value, int& total) {
+    const int warp = static_cast<int>(threadIdx.x) / 32;
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    int inclusive = value;
+#pragma unroll
+    for (int offset = 1; offset < 32; offset *= 2) {
+      const int other = __shfl_up_sync(detail::full_warp_mask, inclusive, offset);
+      if (lane >= offset) inclusive += other;
+    }
+    if (lane == 31) storage_.warp_offsets[warp] = inclusive;
+    __syncthreads();
+    if (warp == 0) {
+      const int warp_total = lane < warps ? storage_.warp_offsets[lane] : 0;
+      int warp_inclusive = warp_total;
+#pragma unroll
+      for (int offset = 1; offset < 32; offset *= 2) {
+        const int other = __shfl_up_sync(detail::full_warp_mask, warp_inclusive, offset);
+        if (lane >= offset) warp_inclusive += other;
+      }
+      if (lane < warps) storage_.warp_offsets[lane] = warp_inclusive - warp_total;
+      if (lane == warps - 1) storage_.total = warp_inclusive;
+    }
+    __syncthreads();
+    total = storage_.total;
+    return storage_.warp_offsets[warp] + inclusive - value;
+  }
+
+ private:
+  temp_storage& storage_;
+};
+
+}  // namespace backend_warp_shuffle
+TALLY_NAMESPACE_END
