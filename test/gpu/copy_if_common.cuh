@@ -585,6 +585,17 @@ void for_each_policy(all_policies, F&& f) {
   f(tally::par.tune<128, 4>(), std::string("par.tune<128, 4>()"));
   f(tally::par.with(tally::backend::shared_memory).unordered(), std::string("par.with(shared_memory).unordered()"));
 }
+/// Tiles too big for two staging buffers (kernels.cuh: tile_compaction): tune<512, 16>
+/// stages one tile of 4-byte items at a time; tune<1024, 16> (64 KiB of 4-byte items)
+/// scatters from registers. Stable and unordered.
+struct big_tile_policies {};
+
+template <class F>
+void for_each_policy(big_tile_policies, F&& f) {
+  f(tally::par.tune<512, 16>(), std::string("par.tune<512, 16>()"));
+  f(tally::par.tune<1024, 16>(), std::string("par.tune<1024, 16>()"));
+  f(tally::par.unordered().tune<1024, 16>(), std::string("par.unordered().tune<1024, 16>()"));
+}
 template <class F>
 void for_each_policy(two_policies, F&& f) {
   f(tally::par, std::string("tally::par"));
@@ -594,13 +605,13 @@ void for_each_policy(two_policies, F&& f) {
 // ---------------------------------------------------------------------------------------
 // The standard suite
 
-/// 0, 1, 2, warp sizes, the tiles of the default shapes (256 threads x 8, 4 or 2 items:
-/// 2048, 1024 and 512 items) and of tune<128, 4> (512) with their neighbours, 32 and 33
+/// 0, 1, 2, warp sizes, the tiles of the default shapes (256 threads x 16, 8, 4 or 2
+/// items: 4096, 2048, 1024 and 512 items) and of tune<128, 4> (512) with their neighbours, 32 and 33
 /// tiles (the look-back window), powers of two and neighbours up to 2^24, and a few
 /// seeded random sizes; none above max_n.
 inline std::vector<long long> copy_if_sizes(long long max_n) {
   std::vector<long long> s{0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 255, 256, 257};
-  for (long long tile : {512LL, 1024LL, 2048LL}) {
+  for (long long tile : {512LL, 1024LL, 2048LL, 4096LL}) {
     for (long long m : {1LL, 2LL, 32LL, 33LL}) s.insert(s.end(), {m * tile - 1, m * tile, m * tile + 1});
   }
   for (int p : {12, 13, 14, 16, 17, 18, 20, 22, 24}) {

@@ -3,7 +3,7 @@
 //    tally::par, par.with(shared_memory), par.unordered() and par.with(atomic):
 //      n = 2^31 + 17, i % 7 == 3: the count only, into a thrust::discard_iterator
 //        (copy_if_into's count, and the end copy_if returns);
-//      n = 2^32 + 5, i % 7 != 3: a count above 2^32 (a 32-bit counter wraps);
+//      n = 2^33 + 5, i % 7 != 3: a count above 2^32 (a 32-bit counter wraps);
 //      n = 2^31 + 17, i % 1000003 == 5: ~2148 items into device memory, checked item for
 //        item against 5 + 1000003 j (stable) or as a set (unordered), guards around;
 //  - uint8 data of n = 2^31 + 17 items in device memory, ~50% selected: tally::par item
@@ -105,13 +105,14 @@ TEST_CASE("copy_if over more than 2^31 items through counting iterators") {
       if (auto c = returned(n, pred, what)) tt::check_exact(*c, expected, what);
     }
     {
-      const long long n = (1LL << 32) + 5;
+      // 6/7 of 2^33 + 5 items: a count beyond 32 bits.
+      const long long n = (1LL << 33) + 5;
       const mod_pred pred{7, 3, true};
       const long long expected = n - closed_count(n, 7, 3);
       REQUIRE(expected > (1LL << 32));
-      std::string what = label + " n=2^32+5 i % 7 != 3 copy_if_into(discard_iterator)";
+      std::string what = label + " n=2^33+5 i % 7 != 3 copy_if_into(discard_iterator)";
       if (auto c = counted(n, pred, what)) tt::check_exact(*c, expected, what);
-      what = label + " n=2^32+5 i % 7 != 3 copy_if(discard_iterator) end - result";
+      what = label + " n=2^33+5 i % 7 != 3 copy_if(discard_iterator) end - result";
       if (auto c = returned(n, pred, what)) tt::check_exact(*c, expected, what);
     }
     {

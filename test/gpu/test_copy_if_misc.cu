@@ -2,6 +2,8 @@
 //  - a 24-byte struct rec{double a; long long b; int c;} selected by a < t, tally::par and
 //    par.unordered(), every copy_if size up to 2^24 + 1, against CUB DeviceSelect::If
 //    (items compared field by field: the padding is not part of the value);
+//  - int32 under tune<512, 16> (one staging buffer), tune<1024, 16> (no staging: items
+//    scattered from registers), stable and unordered, sizes up to 2^22 + 1, against CUB;
 //  - the host backend (tally::host) against std::copy_if on int32, float with NaN and
 //    rec, the stencil form against a host loop, copy_if_into writing the count to a host
 //    int64, nothing written past the count;
@@ -100,6 +102,10 @@ void check_device_output(const T* p, long long count, const std::vector<T>& want
 
 TEST_CASE("copy_if on a 24-byte struct matches CUB DeviceSelect::If: tally::par and par.unordered()") {
   tt::copy_if_suite<tt::rec>(tt::two_policies{}, (1LL << 24) + 1);
+}
+
+TEST_CASE("copy_if with tiles too big for two staging buffers matches CUB DeviceSelect::If") {
+  tt::copy_if_suite<int>(tt::big_tile_policies{}, (1LL << 22) + 1);
 }
 
 TEST_CASE("copy_if: the host backend matches std::copy_if") {

@@ -1,13 +1,17 @@
 #pragma once
-// The copy_if kernels. Both read a tile of Threads * ItemsPerThread items, thread t
-// taking the ItemsPerThread consecutive items from t * ItemsPerThread (so that the
-// selected items of a thread are consecutive in the output), count the selected items
-// per thread and scan those counts over the block (BlockScan: warp_shuffle's or
-// shared_memory's). They differ in where a tile's output starts:
+// The copy_if kernels. Both run a grid of resident blocks that loop over tiles of
+// Threads * ItemsPerThread items; tile_compaction does a tile's work (striped loads,
+// per-warp ballots, a block scan of the per-warp counts by warp_shuffle's or
+// shared_memory's BlockScan, staging in shared memory, coalesced writes). They differ
+// in where a tile's output starts:
 // - stable: after everything the tiles before it selected, found by decoupled look-back
-//   (tile_status.cuh); one tile per block, tiles numbered by a ticket in launch order;
-// - unordered: wherever one atomicAdd on a global counter reserves room; a grid-stride
-//   loop over tiles, and the last block to finish writes the count.
+//   (tile_status.cuh); tiles are handed out by an atomic ticket in the order blocks ask;
+// - unordered: wherever one atomicAdd on a global counter reserves room; tiles are
+//   taken grid-stride.
+// Once a tile's items are staged in shared memory, its registers are free: the block
+// issues the loads of its next tile before it waits for the tile's output position and
+// writes it out, so the next tile's reads overlap the look-back (or the atomic) and the
+// writes.
 
 #include <tally/detail/atomic/cas_loop.cuh>
 #include <tally/detail/copy_if/tile_status.cuh>
@@ -16,95 +20,235 @@
 #include <tally/detail/scratch.cuh>
 #include <tally/detail/type_traits.cuh>
 
+#include <new>
+
 TALLY_NAMESPACE_BEGIN
 namespace detail {
 
-/// Reads this thread's items of the tile at `base` (`tile_n` items in the tile) and
-/// their selection flags; returns how many are selected.
-template <int Threads, int ItemsPerThread, class V, class It, class Select>
-__device__ TALLY_FORCEINLINE int load_and_select(It first, std::int64_t base, int tile_n, Select select,
-                                                 V (&items)[ItemsPerThread], bool (&flags)[ItemsPerThread]) {
-  const int first_local = static_cast<int>(threadIdx.x) * ItemsPerThread;
-  int selected = 0;
+/// One tile's compaction by one block.
+///
+/// Loads are striped (item j of thread t is tile item j * Threads + t), so each load
+/// instruction of a warp reads 32 consecutive items. Where a selected item goes within
+/// the tile is its rank among the selected items before it: a __ballot_sync per item
+/// slot j gives each warp its count and each lane its rank within the warp's 32 items;
+/// the (slot, warp) counts, in tile order (slot-major), are scanned with the backend's
+/// block scan, one count per thread. The selected items are then gathered in shared
+/// memory in tile order and written out with consecutive threads writing consecutive
+/// places (tiles too large for shared memory scatter them from registers instead).
+template <template <int> class BlockScan, int Threads, int ItemsPerThread, class V, int Buffers = 1>
+struct tile_compaction {
+  static constexpr int warps = Threads / 32;
+  static constexpr int groups = ItemsPerThread * warps;  // (slot, warp) counts, one per thread at most
+  static_assert(ItemsPerThread <= 32, "tally: copy_if takes at most 32 items per thread");
+  static constexpr int tile_items = Threads * ItemsPerThread;
+  // Staging costs Buffers * tile_items * sizeof(V) bytes of shared memory; up to 32 KiB
+  // leaves room under the 48 KiB static limit for the rest.
+  static constexpr bool staged = std::size_t(Buffers) * tile_items * sizeof(V) <= 32 * 1024;
+  using scan_t = BlockScan<Threads>;
+
+  struct temp_storage {
+    typename scan_t::temp_storage scan;
+    int group_offsets[groups];
+    long long out_start;  // where the tile's output starts
+    long long next_tile;  // the stable kernel's next ticket
+    // Raw bytes: V need not be default-constructible.
+    alignas(alignof(V)) unsigned char staging[staged ? Buffers * std::size_t(tile_items) * sizeof(V) : 1];
+  };
+
+  temp_storage& storage;
+  V items[ItemsPerThread];
+  int ranks[ItemsPerThread];  // rank among the warp's selected items of slot j; -1: not selected
+
+  __device__ static int tile_size(std::int64_t n, std::int64_t tile) {
+    const std::int64_t left = n - tile * tile_items;
+    return left < tile_items ? static_cast<int>(left) : tile_items;
+  }
+
+  /// Issues the loads of this thread's items of `tile`.
+  template <class It>
+  __device__ TALLY_FORCEINLINE void load(It first, std::int64_t n, std::int64_t tile) {
+    const std::int64_t base = tile * tile_items;
+    const int tile_n = tile_size(n, tile);
+    const int tid = static_cast<int>(threadIdx.x);
 #pragma unroll
-  for (int j = 0; j < ItemsPerThread; ++j) {
-    const int local = first_local + j;
-    flags[j] = false;
-    if (local < tile_n) {
-      const std::int64_t index = base + local;
-      items[j] = first[index];
-      flags[j] = select(items[j], index);
+    for (int j = 0; j < ItemsPerThread; ++j)
+      if (j * Threads + tid < tile_n) items[j] = first[base + j * Threads + tid];
+  }
+
+  /// Selects among the loaded items of `tile` and scans the counts; returns the tile's
+  /// count (every thread). Ends with a barrier: the tile offsets are then readable.
+  template <class Select>
+  __device__ TALLY_FORCEINLINE int count(std::int64_t n, std::int64_t tile, Select select) {
+    const std::int64_t base = tile * tile_items;
+    const int tile_n = tile_size(n, tile);
+    const int tid = static_cast<int>(threadIdx.x);
+    const int warp = tid / 32;
+    const unsigned int lanes_before = (1u << (tid & 31)) - 1u;
+#pragma unroll
+    for (int j = 0; j < ItemsPerThread; ++j) {
+      const int local = j * Threads + tid;
+      const bool flag = local < tile_n && select(items[j], base + local);
+      const unsigned int ballot = __ballot_sync(full_warp_mask, flag);
+      ranks[j] = flag ? __popc(ballot & lanes_before) : -1;
+      if ((tid & 31) == 0) storage.group_offsets[j * warps + warp] = __popc(ballot);
     }
-    selected += flags[j] ? 1 : 0;
+    __syncthreads();
+    const int mine = tid < groups ? storage.group_offsets[tid] : 0;
+    int total;
+    const int offset = scan_t(storage.scan).exclusive_sum(mine, total);
+    // Each thread rewrites only the entry it read.
+    if (tid < groups) storage.group_offsets[tid] = offset;
+    __syncthreads();
+    return total;
   }
-  return selected;
-}
 
-template <int ItemsPerThread, class V, class OutIt>
-__device__ TALLY_FORCEINLINE void write_selected(OutIt result, std::int64_t at, const V (&items)[ItemsPerThread],
-                                                 const bool (&flags)[ItemsPerThread]) {
+  __device__ TALLY_FORCEINLINE V* staging(int buffer) const {
+    return reinterpret_cast<V*>(storage.staging) + std::size_t(buffer) * tile_items;
+  }
+
+  /// Moves the selected items into staging buffer `buffer`, in tile order (staged tiles only).
+  __device__ TALLY_FORCEINLINE void stage(int buffer = 0) {
+    if constexpr (staged) {
+      const int warp = static_cast<int>(threadIdx.x) / 32;
+      V* staging = this->staging(buffer);
 #pragma unroll
-  for (int j = 0; j < ItemsPerThread; ++j) {
-    if (flags[j]) result[at++] = items[j];
+      for (int j = 0; j < ItemsPerThread; ++j)
+        if (ranks[j] >= 0) new (&staging[storage.group_offsets[j * warps + warp] + ranks[j]]) V(items[j]);
+    }
   }
-}
 
-/// Stable copy_if. scratch (when the grid has more than one block): the ticket counter
-/// and one status word per tile, all zero at launch.
+  /// Writes the tile's `total` selected items to result[start...]: from the staging
+  /// area (after a barrier that follows stage()) or from registers.
+  template <class OutIt>
+  __device__ TALLY_FORCEINLINE void write(OutIt result, long long start, int total, int buffer = 0) {
+    const int tid = static_cast<int>(threadIdx.x);
+    if constexpr (staged) {
+      const V* staging = this->staging(buffer);
+      for (int i = tid; i < total; i += Threads) result[start + i] = staging[i];
+    } else {
+      const int warp = tid / 32;
+#pragma unroll
+      for (int j = 0; j < ItemsPerThread; ++j)
+        if (ranks[j] >= 0) result[start + storage.group_offsets[j * warps + warp] + ranks[j]] = items[j];
+    }
+  }
+
+  /// The end of a tile: with the output position known (after a barrier), loads the
+  /// next tile (when there is one) and writes this one; staged tiles load first, so the
+  /// reads are in flight during the writes.
+  template <class It, class OutIt>
+  __device__ TALLY_FORCEINLINE void finish_and_load_next(It first, std::int64_t n, std::int64_t next_tile,
+                                                         std::int64_t tiles, OutIt result, long long start,
+                                                         int total) {
+    if constexpr (staged) {
+      if (next_tile < tiles) load(first, n, next_tile);
+      write(result, start, total);
+    } else {
+      write(result, start, total);
+      if (next_tile < tiles) load(first, n, next_tile);
+    }
+  }
+};
+
+/// Stable copy_if. A grid of resident blocks; each takes its tiles by an atomic ticket,
+/// in the order blocks ask. scratch (more than one block): the ticket (64-bit, in the
+/// slot), the counter of finished blocks, and one status word per tile, all zero at
+/// launch; the last block to finish zeroes ticket and counter again.
+///
+/// A block works on two tiles at once: it counts its new tile and publishes the new
+/// tile's aggregate before it looks back for the tile it counted one round earlier.
+/// So a tile's aggregate appears as soon as its items have arrived, never after its
+/// block has waited on a look-back, and the look-back finds its predecessors' aggregates
+/// long published (waiting for a tile whose block is itself waiting would chain the
+/// blocks into a convoy). Two staging buffers hold the two tiles' items.
 template <template <int> class BlockScan, int Threads, int ItemsPerThread, class It, class Select, class OutIt,
           class CountOut>
 TALLY_KERNEL void __launch_bounds__(Threads) stable_copy_if_kernel(It first, std::int64_t n, Select select,
                                                                    OutIt result, CountOut count,
                                                                    scratch_view scratch) {
   using V = iter_value_t<It>;
-  using scan_t = BlockScan<Threads>;
-  constexpr int tile_items = Threads * ItemsPerThread;
-  __shared__ typename scan_t::temp_storage storage;
-  __shared__ long long shared_tile, shared_prefix;
+  constexpr bool double_buffered = tile_compaction<BlockScan, Threads, ItemsPerThread, V, 2>::staged;
+  using compaction_t = tile_compaction<BlockScan, Threads, ItemsPerThread, V, double_buffered ? 2 : 1>;
+  constexpr int tile_items = compaction_t::tile_items;
+  __shared__ typename compaction_t::temp_storage storage;
   const int tid = static_cast<int>(threadIdx.x);
+  const bool single = gridDim.x == 1;
+  auto* ticket = static_cast<unsigned long long*>(scratch.slot);
+  const tile_status status{static_cast<tile_status::word*>(scratch.partials)};
   wait_for_prior_grids();
 
-  long long tile = 0;
-  if (gridDim.x > 1) {
-    // The ticket, not blockIdx: a tile waits only for tiles whose blocks began earlier.
-    if (tid == 0) shared_tile = static_cast<long long>(atomicAdd(reinterpret_cast<unsigned long long*>(scratch.counter), 1ull));
-    __syncthreads();
-    tile = shared_tile;
-  }
-  const std::int64_t base = tile * tile_items;
-  const std::int64_t left = n - base;
-  const int tile_n = left < tile_items ? static_cast<int>(left) : tile_items;
+  const std::int64_t tiles = n > 0 ? (n + tile_items - 1) / tile_items : 1;
+  // A ticket, not blockIdx: a tile waits only for tiles that blocks already hold.
+  if (tid == 0) storage.next_tile = single ? 0 : static_cast<long long>(atomicAdd(ticket, 1ull));
+  __syncthreads();
+  long long fresh = storage.next_tile;  // the tile loaded into registers (>= tiles: none)
+  long long held = -1;                  // the tile counted and staged, not yet written (-1: none)
+  int fresh_total = 0, held_total = 0;
+  int buffer = 0;                       // the staging buffer of `fresh`
+  long long running = 0;                // one block: the count of the tiles before (thread 0)
 
-  V items[ItemsPerThread];
-  bool flags[ItemsPerThread];
-  const int selected = load_and_select<Threads, ItemsPerThread>(first, base, tile_n, select, items, flags);
-  int total;
-  const int offset = scan_t(storage).exclusive_sum(selected, total);
-
-  long long tile_prefix = 0;
-  if (gridDim.x > 1) {
-    const tile_status status{static_cast<tile_status::word*>(scratch.partials)};
-    if (tile == 0) {
-      if (tid == 0) status.publish(0, tile_status::prefix, total);
+  compaction_t compaction{storage};
+  if (fresh < tiles) compaction.load(first, n, fresh);
+  while (true) {
+    // 1. Count the fresh tile, stage it, publish its aggregate.
+    if (fresh < tiles) {
+      fresh_total = compaction.count(n, fresh, select);
+      compaction.stage(buffer);
+      if (tid == 0 && !single)
+        status.publish(fresh, fresh == 0 ? tile_status::prefix : tile_status::aggregate, fresh_total);
     } else {
-      if (tid < 32) {
-        if (tid == 0) status.publish(tile, tile_status::aggregate, total);
-        const long long exclusive = status.exclusive_prefix(tile);
-        if (tid == 0) {
-          status.publish(tile, tile_status::prefix, exclusive + total);
-          shared_prefix = exclusive;
-        }
-      }
-      __syncthreads();
-      tile_prefix = shared_prefix;
+      __syncthreads();  // everyone has read the last round's out_start and next_tile
     }
+    if (!double_buffered) {
+      // One buffer: finish the fresh tile now (the items stay in registers).
+      held = fresh < tiles ? fresh : -1;
+      held_total = fresh_total;
+    }
+    // 2. Where the held tile's output starts (the look-back), and the next ticket.
+    if (tid == 0) {
+      if (single) {
+        storage.out_start = running;
+        running += held >= 0 ? held_total : 0;
+        storage.next_tile = fresh + 1;
+      } else {
+        if (held == 0) storage.out_start = 0;
+        // Asked before the look-back, so that the atomic's latency overlaps it.
+        if (fresh < tiles) storage.next_tile = static_cast<long long>(atomicAdd(ticket, 1ull));
+      }
+    }
+    if (!single && held > 0 && tid < 32) {
+      const long long exclusive = status.exclusive_prefix(held);
+      if (tid == 0) {
+        status.publish(held, tile_status::prefix, exclusive + held_total);
+        storage.out_start = exclusive;
+      }
+    }
+    __syncthreads();  // out_start, next_tile and the staged items
+    const long long start = storage.out_start;
+    const long long next = fresh < tiles ? storage.next_tile : tiles;
+    // 3. Load the next tile (the fresh one is staged) and write the held one out.
+    if constexpr (double_buffered) {
+      if (next < tiles) compaction.load(first, n, next);
+      if (held >= 0) compaction.write(result, start, held_total, 1 - buffer);
+    } else {
+      if (held >= 0) compaction.write(result, start, held_total);
+      if (next < tiles) compaction.load(first, n, next);
+    }
+    if (held == tiles - 1 && tid == 0) *count = static_cast<std::int64_t>(start + held_total);
+    if (double_buffered) {
+      held = fresh < tiles ? fresh : -1;
+      held_total = fresh_total;
+      buffer = 1 - buffer;
+    }
+    fresh = next;
+    if (fresh >= tiles && (!double_buffered || held < 0)) break;
   }
-  write_selected(result, tile_prefix + offset, items, flags);
 
-  if (tile == static_cast<long long>(gridDim.x) - 1 && tid == 0) {
-    *count = static_cast<std::int64_t>(tile_prefix + total);
-    // Every ticket has been taken (this is the last): the counter is free again.
-    if (gridDim.x > 1) *reinterpret_cast<unsigned long long*>(scratch.counter) = 0;
+  if (single || tid != 0) return;
+  if (arrive_and_check_last(scratch.counter)) {
+    // Every block has taken its last ticket: ticket and counter are free again.
+    *ticket = 0;
+    reset_counter(scratch.counter);
   }
 }
 
@@ -115,45 +259,39 @@ template <template <int> class BlockScan, int Threads, int ItemsPerThread, class
 TALLY_KERNEL void __launch_bounds__(Threads) unordered_copy_if_kernel(It first, std::int64_t n, Select select,
                                                                       OutIt result, CountOut count,
                                                                       scratch_view scratch) {
-  using V = iter_value_t<It>;
-  using scan_t = BlockScan<Threads>;
-  constexpr int tile_items = Threads * ItemsPerThread;
-  __shared__ typename scan_t::temp_storage storage;
-  __shared__ unsigned long long shared_at;
+  using compaction_t = tile_compaction<BlockScan, Threads, ItemsPerThread, iter_value_t<It>>;
+  constexpr int tile_items = compaction_t::tile_items;
+  __shared__ typename compaction_t::temp_storage storage;
   const int tid = static_cast<int>(threadIdx.x);
   wait_for_prior_grids();
 
-  // With one block the output counter lives in shared memory.
-  unsigned long long* out_counter =
-      gridDim.x > 1 ? static_cast<unsigned long long*>(scratch.slot) : nullptr;
-  __shared__ unsigned long long local_counter;
-  if (tid == 0) local_counter = 0;
+  // With one block the output counter lives in a register of thread 0.
+  unsigned long long* out_counter = gridDim.x > 1 ? static_cast<unsigned long long*>(scratch.slot) : nullptr;
+  unsigned long long local_counter = 0;
 
   const std::int64_t tiles = n > 0 ? (n + tile_items - 1) / tile_items : 0;
-  for (std::int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-    __syncthreads();  // `storage` and `shared_at` are reused
-    const std::int64_t base = tile * tile_items;
-    const std::int64_t left = n - base;
-    const int tile_n = left < tile_items ? static_cast<int>(left) : tile_items;
-    V items[ItemsPerThread];
-    bool flags[ItemsPerThread];
-    const int selected = load_and_select<Threads, ItemsPerThread>(first, base, tile_n, select, items, flags);
-    int total;
-    const int offset = scan_t(storage).exclusive_sum(selected, total);
+  compaction_t compaction{storage};
+  std::int64_t tile = blockIdx.x;
+  if (tile < tiles) compaction.load(first, n, tile);
+  while (tile < tiles) {
+    const int total = compaction.count(n, tile, select);
+    compaction.stage();
     if (tid == 0) {
       // One atomic per tile reserves the tile's room in the output.
       if (out_counter) {
-        shared_at = total ? atomicAdd(out_counter, static_cast<unsigned long long>(total)) : 0ull;
+        storage.out_start =
+            total ? static_cast<long long>(atomicAdd(out_counter, static_cast<unsigned long long>(total))) : 0;
       } else {
-        shared_at = local_counter;
+        storage.out_start = static_cast<long long>(local_counter);
         local_counter += static_cast<unsigned long long>(total);
       }
     }
-    __syncthreads();
-    write_selected(result, static_cast<std::int64_t>(shared_at) + offset, items, flags);
+    __syncthreads();  // out_start and the staged items
+    const std::int64_t next = tile + gridDim.x;
+    compaction.finish_and_load_next(first, n, next, tiles, result, storage.out_start, total);
+    tile = next;
   }
 
-  __syncthreads();
   if (tid != 0) return;
   if (!out_counter) {
     *count = static_cast<std::int64_t>(local_counter);
