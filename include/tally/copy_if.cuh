@@ -26,15 +26,16 @@
 ///   called once per item, on the device, in an unspecified order.
 /// - Errors as for reduce (tally::error / tally::cuda_error, naming the algorithm).
 ///
-/// How (see docs/backends.md): one launch. Stable: each block takes the next tile in
-/// launch order (an atomic ticket); each thread counts the selected items among its
-/// consecutive items of the tile, and the block scans those counts (by shuffles on
-/// `warp_shuffle` and `automatic`, through shared memory on `shared_memory`), publishes
-/// the tile's count, looks back over the tiles before it for their prefix (decoupled
-/// look-back, Merrill and Garland 2016), publishes its own inclusive prefix and writes its
-/// items to their final places. Unordered: each block counts a tile's selected items the
-/// same way, reserves its output range with one atomicAdd on a global counter, and
-/// writes them there.
+/// How (see docs/backends.md): one launch of resident blocks that loop over tiles. Per
+/// tile: striped loads (a warp's load reads 32 consecutive items), one __ballot_sync per
+/// item slot for each warp's count and each lane's rank, a block scan of those counts (by
+/// shuffles on `warp_shuffle` and `automatic`, through shared memory on `shared_memory`),
+/// the selected items staged in shared memory in tile order and written out coalesced.
+/// Stable: blocks take tiles by an atomic ticket; a block publishes a fresh tile's count
+/// at once, looks back over the tiles before the tile it counted one round earlier for
+/// their prefix (decoupled look-back, Merrill and Garland 2016), publishes that tile's
+/// inclusive prefix and writes it while the next tile's loads are in flight. Unordered:
+/// each tile reserves its output range with one atomicAdd on a global counter.
 
 #include <tally/functional.cuh>
 #include <tally/policy.cuh>

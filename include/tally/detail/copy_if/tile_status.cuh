@@ -18,9 +18,11 @@
 // the access go to L2, where every SM sees it.) Nothing else is published: each tile
 // writes its items to its own part of the output, which no other tile reads.
 //
-// Progress: tiles are numbered by an atomic ticket taken when a block starts, so a tile
-// only ever waits for tiles whose blocks started before it and are running or done; it
-// never waits for a block that may not be scheduled until it finishes.
+// Progress: each block loops, taking tiles by an atomic ticket, so its tiles increase.
+// It publishes a fresh tile's aggregate after waiting only on the look-back of a smaller
+// tile it holds (counted one round earlier), and that look-back waits only on tiles
+// smaller still; so, by induction on the tile number, every tile publishes. A block that
+// holds no ticket has not started, so no tile waits on a block that is not scheduled.
 
 #include <tally/detail/shuffle.cuh>
 
