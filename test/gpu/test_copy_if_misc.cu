@@ -12,9 +12,13 @@
 //    unsigned long long and thrust::device_ptr<int64>;
 //  - streams: the sync form on a created stream, back-to-back copy_if_into calls queued
 //    on one stream (stable and unordered: each call's scratch is ready for the next);
+//    the status words' epochs: calls of growing and shrinking sizes, multi-block
+//    reductions between them, and more calls than there are epochs;
 //  - errors: a reversed range, null input, stencil, output and count pointers, a
 //    pageable host pointer; tally::error naming the algorithm, nothing written.
 #include "copy_if_common.cuh"
+
+#include <tally/reduce.cuh>
 
 #include <thrust/device_ptr.h>
 
@@ -238,6 +242,53 @@ TEST_CASE("copy_if: the sync form on a created stream; back-to-back copy_if_into
   run(tally::par, true, "tally::par");
   run(tally::par.with(tally::backend::shared_memory), true, "par.with(shared_memory)");
   run(tally::par.unordered(), false, "par.unordered()");
+  TT_CUDA(cudaStreamDestroy(s));
+}
+
+TEST_CASE("copy_if: tile status words reused across calls (epochs), between reductions, past the epoch's wrap") {
+  // The stable path leaves its status words in the stream's scratch and tells calls
+  // apart by an epoch (tile_status.cuh, scratch.cuh): a later call must never read an
+  // earlier call's word (larger calls after smaller ones, and the other way round), nor
+  // a reduction's partials left in the same memory, nor a word from before the epoch
+  // wrapped (max_status_epoch calls later).
+  tt::failure_budget budget;
+  cudaStream_t s = nullptr;
+  TT_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  const std::vector<long long> sizes{(1LL << 22) + 1, 3 * 4096 + 5, (1LL << 20) + 7, 4096 * 40 + 1};
+  const tt::select_pred<int> pred{(std::uint64_t(50) << 32) / 100};
+  std::vector<tt::dataset<int>> data;
+  std::vector<tt::reference<int>> expected;
+  for (long long n : sizes) {
+    data.push_back(tt::make_items<int>(n, 0, tt::default_seed + 7 * std::uint64_t(n)));
+    expected.push_back(tt::cub_select(data.back().ptr, n, pred));
+  }
+  tt::device_buffer<long long> sum(1);
+  tt::device_buffer<std::int64_t> count(1);
+  std::vector<tt::device_buffer<int>> outs;
+  for (long long n : sizes) outs.emplace_back(std::size_t(n));
+  auto check_call = [&](std::size_t k, const std::string& what) {
+    TT_CUDA(cudaStreamSynchronize(s));
+    tt::check_selected(outs[k].data(), static_cast<long long>(count.download()[0]), expected[k], true, what);
+  };
+  // Sizes up and down, with and without a multi-block reduction (partials) in between.
+  for (int round = 0; round < 3; ++round) {
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      if (round == 1) {
+        // warp_shuffle's reduce writes one partial per block into the same scratch.
+        const auto reduce_policy = tally::par.with(tally::backend::warp_shuffle).on(s);
+        tally::reduce_into(reduce_policy, data[0].ptr, data[0].ptr + sizes[0], sum.data(), 0LL);
+      }
+      tally::copy_if_into(tally::par.on(s), data[k].ptr, data[k].ptr + sizes[k], outs[k].data(), count.data(), pred);
+      check_call(k, "round " + std::to_string(round) + " call " + std::to_string(k) + " n=" + std::to_string(sizes[k]));
+    }
+  }
+  // Past the wrap: more calls than there are epochs, the last few checked.
+  const long long calls = tally::detail::max_status_epoch + 8;
+  for (long long c = 0; c < calls; ++c) {
+    const std::size_t k = (c % 2 == 0) ? 1 : 3;
+    tally::copy_if_into(tally::par.on(s), data[k].ptr, data[k].ptr + sizes[k], outs[k].data(), count.data(), pred);
+    if (c >= calls - 12 || c % 16384 == 0) check_call(k, "call " + std::to_string(c) + " of a long run");
+  }
   TT_CUDA(cudaStreamDestroy(s));
 }
 

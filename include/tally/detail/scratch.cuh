@@ -17,7 +17,12 @@
 // lookup and its launch; a replaced block is freed with cudaFreeAsync on its stream,
 // after the work already queued there.
 //
-// The blocks are small (O(grid), a few KiB) and live until the process ends.
+// copy_if keeps one status word per tile there instead of per-block partials; the words
+// carry an epoch (a call counter of the block) so that they need no clearing between
+// calls (scratch_use::tile_status below).
+//
+// The blocks are small (O(grid) for the reductions, O(n / 4096) words for copy_if) and
+// live until the process ends.
 
 #include <tally/detail/cuda_check.cuh>
 #include <tally/detail/device_context.cuh>
@@ -45,6 +50,9 @@ class scratch_registry {
   struct entry {
     void* memory = nullptr;
     std::size_t capacity = 0;
+    // The generation of copy_if's tile status words in the partials (tile_status.cuh):
+    // 0 when they can't be trusted (never cleared, or other partials written since).
+    unsigned int status_epoch = 0;
   };
   std::mutex mutex;
   std::unordered_map<unsigned long long, entry> entries[max_cached_devices];
@@ -56,6 +64,14 @@ inline scratch_registry& the_scratch_registry() {
   return *registry;
 }
 
+/// What a launch keeps in the partials: per-block values (left as written), or copy_if's
+/// tile status words, which carry a generation number (an epoch) so that a call need not
+/// clear the words of the call before: words of an older epoch read as "nothing yet".
+enum class scratch_use { partials, tile_status };
+
+/// The largest epoch; the call after it clears the words and starts again at 1.
+inline constexpr unsigned int max_status_epoch = 0xffff;
+
 /// Scratch for one launch on `stream`, held (with the registry's lock) until the launch is queued.
 ///
 /// While the stream is being captured into a CUDA graph the cache is not used: the
@@ -64,7 +80,12 @@ inline scratch_registry& the_scratch_registry() {
 /// direct calls.
 class scratch_lease {
  public:
-  scratch_lease(const char* algorithm, const device_context& ctx, cudaStream_t stream, std::size_t partial_bytes)
+  ///
+  /// scratch_use::tile_status: status_epoch() is this launch's epoch (1..max_status_epoch);
+  /// the words are cleared on the stream first when their epoch can't be trusted (new
+  /// memory is born cleared, other partials were written since, or the epoch wraps).
+  scratch_lease(const char* algorithm, const device_context& ctx, cudaStream_t stream, std::size_t partial_bytes,
+                scratch_use use = scratch_use::partials)
       : stream_(stream) {
     const std::size_t needed = scratch_header_bytes + partial_bytes;
     // Asked first: cudaStreamGetId is refused on a capturing stream, and a refused call
@@ -74,6 +95,7 @@ class scratch_lease {
     if (capture == cudaStreamCaptureStatusActive) {
       owned_ = allocate_zeroed(algorithm, needed, stream);
       set_view(owned_);
+      status_epoch_ = 1;  // every replay allocates and clears its own
       return;
     }
     unsigned long long stream_id = 0;
@@ -82,6 +104,7 @@ class scratch_lease {
     if (ctx.device < 0 || ctx.device >= max_cached_devices)
       throw_error(algorithm, "device ordinal beyond the scratch cache's limit");
     auto& entry = the_scratch_registry().entries[ctx.device][stream_id];
+    bool cleared = false;
     if (entry.capacity < needed) {
       std::size_t capacity = entry.capacity ? entry.capacity : 4096;
       while (capacity < needed) capacity *= 2;
@@ -89,8 +112,24 @@ class scratch_lease {
       if (entry.memory) (void)cudaFreeAsync(entry.memory, stream);  // after the work queued before it
       entry.memory = memory;
       entry.capacity = capacity;
+      cleared = true;
     }
     set_view(entry.memory);
+    if (use == scratch_use::partials) {
+      entry.status_epoch = 0;  // these partials may look like status words of any epoch
+    } else {
+      if (cleared) {
+        entry.status_epoch = 0;  // all zero: epoch 1 finds only "nothing yet"
+      } else if (entry.status_epoch == 0 || entry.status_epoch >= max_status_epoch) {
+        // Words of unknown epoch (other partials, or an epoch about to wrap): clear all
+        // the partials, in stream order, not only this launch's words, so that a later
+        // launch with more tiles finds no stale word either.
+        check(cudaMemsetAsync(view_.partials, 0, entry.capacity - scratch_header_bytes, stream), algorithm,
+              "cannot clear the tile states");
+        entry.status_epoch = 0;
+      }
+      status_epoch_ = ++entry.status_epoch;
+    }
   }
   ~scratch_lease() {
     if (owned_) (void)cudaFreeAsync(owned_, stream_);  // after the launch just queued
@@ -99,6 +138,8 @@ class scratch_lease {
   scratch_lease& operator=(const scratch_lease&) = delete;
 
   const scratch_view& view() const { return view_; }
+  /// The epoch of this launch's tile status words (scratch_use::tile_status only).
+  unsigned int status_epoch() const { return status_epoch_; }
 
  private:
   static void* allocate_zeroed(const char* algorithm, std::size_t bytes, cudaStream_t stream) {
@@ -120,6 +161,7 @@ class scratch_lease {
   void* owned_ = nullptr;
   std::unique_lock<std::mutex> lock_;
   scratch_view view_{};
+  unsigned int status_epoch_ = 0;
 };
 
 /// A per-thread pinned, device-mapped host buffer for the synchronous entry points: the

@@ -60,22 +60,25 @@ void dispatch_copy_if(const char* algorithm, const Policy& policy, const device_
   } else {
     constexpr auto kernel = stable_copy_if_kernel<copy_if_scan<tree>::template type, threads, items, It, Select,
                                                   OutIt, CountOut>;
+    // A status word holds counts of up to 46 bits (tile_status.cuh): 7 x 10^13 items.
+    if (n > tile_status::max_count)
+      throw_error(algorithm, "too many items for one stable call (more than 2^46 - 1); unordered() has no limit");
     // A grid of resident blocks (they loop over the tiles); one status word per tile.
     const std::int64_t max_grid = std::int64_t(ctx.sm_count) * max_blocks_per_sm<kernel>(algorithm, ctx, threads);
     const int grid = static_cast<int>(tiles < max_grid ? tiles : max_grid);
     if (grid == 1) {
-      check(launch_kernel(kernel, ctx.arch, 1, threads, stream, first, n, select, result, count, scratch_view{}),
+      check(launch_kernel(kernel, ctx.arch, 1, threads, stream, first, n, select, result, count, 0u, scratch_view{}),
             algorithm, "kernel launch failed");
       return;
     }
+    // The status words carry this launch's epoch (tile_status.cuh): no clearing per call.
+    // The ticket and the counter of finished blocks are zero between calls, as the
+    // reductions' counter and slot are (the last block resets them).
     const std::size_t status_bytes = std::size_t(tiles) * sizeof(tile_status::word);
-    scratch_lease lease(algorithm, ctx, stream, status_bytes);
-    const scratch_view view = lease.view();
-    // The tile states start at `none` (with the ticket and the counter, in the header).
-    check(cudaMemsetAsync(view.counter, 0, scratch_header_bytes + status_bytes, stream), algorithm,
-          "cannot clear the tile states");
-    check(launch_kernel(kernel, ctx.arch, grid, threads, stream, first, n, select, result, count, view), algorithm,
-          "kernel launch failed");
+    scratch_lease lease(algorithm, ctx, stream, status_bytes, scratch_use::tile_status);
+    check(launch_kernel(kernel, ctx.arch, grid, threads, stream, first, n, select, result, count,
+                        lease.status_epoch(), lease.view()),
+          algorithm, "kernel launch failed");
   }
 }
 

@@ -150,6 +150,19 @@ struct tile_compaction {
   }
 };
 
+/// Blocks per SM a kernel asks the compiler to fit (a register cap): ThreadsPerSm threads'
+/// worth, when a thread's items take at most 64 bytes. Left to itself the compiler gave
+/// the stable kernel 64 registers and the unordered one 80 (256 x 16 items of 4 bytes:
+/// 4 and 3 blocks per SM), and the SMs waited on memory. Measured on an H100 at 2^28
+/// int32 items (5% / 50% / 95% selected, µs): stable capped at 5 blocks (48 registers,
+/// no spill) 544 / 636 / 880 against 585 / 685 / 878; unordered capped at 4 blocks (64
+/// registers, 16 bytes spilled) 522 / 608 / 777 against 551 / 634 / 756, where 5
+/// blocks (48 registers, 92 bytes spilled) gave 495 / 590 / 854: the spills cost most
+/// where most items are written. Larger items would spill more: no cap.
+template <int Threads, int ItemsPerThread, class V, int ThreadsPerSm>
+inline constexpr int copy_if_min_blocks =
+    (ItemsPerThread * sizeof(V) <= 64 && Threads <= ThreadsPerSm) ? ThreadsPerSm / Threads : 1;
+
 /// Stable copy_if. A grid of resident blocks; each takes its tiles by an atomic ticket,
 /// in the order blocks ask. scratch (more than one block): the ticket (64-bit, in the
 /// slot), the counter of finished blocks, and one status word per tile, all zero at
@@ -163,9 +176,9 @@ struct tile_compaction {
 /// blocks into a convoy). Two staging buffers hold the two tiles' items.
 template <template <int> class BlockScan, int Threads, int ItemsPerThread, class It, class Select, class OutIt,
           class CountOut>
-TALLY_KERNEL void __launch_bounds__(Threads) stable_copy_if_kernel(It first, std::int64_t n, Select select,
-                                                                   OutIt result, CountOut count,
-                                                                   scratch_view scratch) {
+TALLY_KERNEL void __launch_bounds__(Threads, copy_if_min_blocks<Threads, ItemsPerThread, iter_value_t<It>, 1280>)
+    stable_copy_if_kernel(It first, std::int64_t n, Select select, OutIt result, CountOut count,
+                          unsigned int status_epoch, scratch_view scratch) {
   using V = iter_value_t<It>;
   constexpr bool double_buffered = tile_compaction<BlockScan, Threads, ItemsPerThread, V, 2>::staged;
   using compaction_t = tile_compaction<BlockScan, Threads, ItemsPerThread, V, double_buffered ? 2 : 1>;
@@ -174,10 +187,11 @@ TALLY_KERNEL void __launch_bounds__(Threads) stable_copy_if_kernel(It first, std
   const int tid = static_cast<int>(threadIdx.x);
   const bool single = gridDim.x == 1;
   auto* ticket = static_cast<unsigned long long*>(scratch.slot);
-  const tile_status status{static_cast<tile_status::word*>(scratch.partials)};
+  const tile_status status(static_cast<tile_status::word*>(scratch.partials), status_epoch);
   wait_for_prior_grids();
 
   const std::int64_t tiles = n > 0 ? (n + tile_items - 1) / tile_items : 1;
+  compaction_t compaction{storage};
   // A ticket, not blockIdx: a tile waits only for tiles that blocks already hold.
   if (tid == 0) storage.next_tile = single ? 0 : static_cast<long long>(atomicAdd(ticket, 1ull));
   __syncthreads();
@@ -187,7 +201,6 @@ TALLY_KERNEL void __launch_bounds__(Threads) stable_copy_if_kernel(It first, std
   int buffer = 0;                       // the staging buffer of `fresh`
   long long running = 0;                // one block: the count of the tiles before (thread 0)
 
-  compaction_t compaction{storage};
   if (fresh < tiles) compaction.load(first, n, fresh);
   while (true) {
     // 1. Count the fresh tile, stage it, publish its aggregate.
@@ -256,9 +269,9 @@ TALLY_KERNEL void __launch_bounds__(Threads) stable_copy_if_kernel(It first, std
 /// finished blocks and the slot (a 64-bit output counter), zero between calls.
 template <template <int> class BlockScan, int Threads, int ItemsPerThread, class It, class Select, class OutIt,
           class CountOut>
-TALLY_KERNEL void __launch_bounds__(Threads) unordered_copy_if_kernel(It first, std::int64_t n, Select select,
-                                                                      OutIt result, CountOut count,
-                                                                      scratch_view scratch) {
+TALLY_KERNEL void __launch_bounds__(Threads, copy_if_min_blocks<Threads, ItemsPerThread, iter_value_t<It>, 1024>)
+    unordered_copy_if_kernel(It first, std::int64_t n, Select select, OutIt result, CountOut count,
+                             scratch_view scratch) {
   using compaction_t = tile_compaction<BlockScan, Threads, ItemsPerThread, iter_value_t<It>>;
   constexpr int tile_items = compaction_t::tile_items;
   __shared__ typename compaction_t::temp_storage storage;

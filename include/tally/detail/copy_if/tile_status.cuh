@@ -4,11 +4,16 @@
 // the tiles before it selected, without a second pass and without waiting for every one
 // of them.
 //
-// Each tile has one 64-bit status word: a 2-bit state in the top bits and a count in the
-// low 62. `none` (0): nothing published yet; `aggregate`: the tile's own count;
+// Each tile has one 64-bit status word: a 2-bit state in the top bits, a 16-bit epoch and
+// a 46-bit count. `none` (0): nothing published yet; `aggregate`: the tile's own count;
 // `prefix`: the count of this tile and every tile before it. A tile publishes its
 // aggregate as soon as it has counted, looks back over its predecessors, summing
 // aggregates until it meets a prefix, and then publishes its own prefix.
+//
+// The epoch numbers the launches that use the same scratch (scratch.cuh): a word written
+// by an earlier launch has another epoch and reads as `none`, so the words need no
+// clearing between calls, which would cost a memset node per call (about 2 µs at small
+// sizes). The scratch clears them only when their epoch can't be trusted.
 //
 // Memory ordering: the only data that passes between tiles is the count, and it travels
 // inside the status word itself, written and read with one 64-bit atomic. So relaxed
@@ -33,19 +38,31 @@ namespace detail {
 
 struct tile_status {
   using word = unsigned long long;
+  // A word: the state in bits 62-63, the epoch in bits 46-61, the count in bits 0-45.
+  static constexpr int epoch_shift = 46;
   static constexpr word none = 0;
-  static constexpr word aggregate = word(1) << 62;
-  static constexpr word prefix = word(2) << 62;
-  static constexpr word count_mask = (word(1) << 62) - 1;
+  static constexpr word aggregate = 1;
+  static constexpr word prefix = 2;
+  static constexpr word count_mask = (word(1) << epoch_shift) - 1;
+  static constexpr word epoch_mask = ((word(1) << 62) - 1) & ~count_mask;
+  /// The largest count a word holds: a stable call takes at most this many items.
+  static constexpr long long max_count = static_cast<long long>(count_mask);
 
   word* words;
+  word epoch;  // this launch's epoch, in place (scratch_lease::status_epoch() << epoch_shift)
+
+  __device__ tile_status(word* words_, unsigned int epoch_) : words(words_), epoch(word(epoch_) << epoch_shift) {}
 
   __device__ TALLY_FORCEINLINE void publish(long long tile, word state, long long count) const {
-    cuda::atomic_ref<word, cuda::thread_scope_device>(words[tile]).store(state | word(count),
+    cuda::atomic_ref<word, cuda::thread_scope_device>(words[tile]).store((state << 62) | epoch | word(count),
                                                                       cuda::std::memory_order_relaxed);
   }
-  __device__ TALLY_FORCEINLINE word read(long long tile) const {
-    return cuda::atomic_ref<word, cuda::thread_scope_device>(words[tile]).load(cuda::std::memory_order_relaxed);
+  /// The state of tile `tile` in this launch: a word of another epoch (an earlier call's,
+  /// left in place) reads as `none`.
+  __device__ TALLY_FORCEINLINE word read(long long tile, word& count) const {
+    const word w = cuda::atomic_ref<word, cuda::thread_scope_device>(words[tile]).load(cuda::std::memory_order_relaxed);
+    count = w & count_mask;
+    return (w & epoch_mask) == epoch ? w >> 62 : none;
   }
 
   /// Called by all 32 lanes of one warp of tile `tile` (> 0) after it published its
@@ -58,20 +75,20 @@ struct tile_status {
     long long end = tile;  // the window is [end - 32, end), lane 0 nearest to the tile
     while (true) {
       const long long mine = end - 1 - lane;
-      word w = mine >= 0 ? read(mine) : prefix;  // before tile 0: a prefix of 0
+      word count = 0;
+      word state = mine >= 0 ? read(mine, count) : prefix;  // before tile 0: a prefix of 0
       // Wait until every lane's tile has published something.
-      while (!__all_sync(full_warp_mask, (w >> 62) != 0)) {
-        if ((w >> 62) == 0) {
+      while (!__all_sync(full_warp_mask, state != none)) {
+        if (state == none) {
           __nanosleep(32);
-          w = read(mine);
+          state = read(mine, count);
         }
       }
-      const bool is_prefix = (w & ~count_mask) == prefix;
-      const unsigned int prefixes = __ballot_sync(full_warp_mask, is_prefix);
+      const unsigned int prefixes = __ballot_sync(full_warp_mask, state == prefix);
       // Sum the lanes up to and including the nearest prefix (the lowest such lane), or
       // all 32 aggregates when there is none.
       const int last = prefixes ? __ffs(prefixes) - 1 : 31;
-      long long value = lane <= last ? static_cast<long long>(w & count_mask) : 0;
+      long long value = lane <= last ? static_cast<long long>(count) : 0;
 #pragma unroll
       for (int offset = 16; offset > 0; offset /= 2) value += __shfl_xor_sync(full_warp_mask, value, offset);
       sum += value;
