@@ -408,7 +408,7 @@ int main(int argc, char** argv) {
             "(tally::copy_if, thrust::copy_if) include their wait for the stream and the count's trip to the host\n";
         md +=
             "- tally rows: copy_if_into(tally::par.on(s)..., first, last, out, count, pred) with a 64-bit count in "
-            "device memory: `automatic` and `shared_memory` are stable (decoupled look-back, one tile per block), "
+            "device memory: `automatic` and `shared_memory` are stable (decoupled look-back; resident blocks take tiles by an atomic ticket), "
             "`unordered()` reserves each tile's room with one atomicAdd; tally::copy_if(tally::par.on(s), ...) "
             "waits and returns the end\n";
         md += "- copy ceiling: 1 GiB device-to-device copy, " + ts::figure(s.ceiling.gbps) + " GB/s (read + write)\n";

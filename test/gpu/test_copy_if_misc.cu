@@ -15,12 +15,15 @@
 //    the status words' epochs: calls of growing and shrinking sizes, multi-block
 //    reductions between them, and more calls than there are epochs;
 //  - errors: a reversed range, null input, stencil, output and count pointers, a
-//    pageable host pointer; tally::error naming the algorithm, nothing written.
+//    pageable host pointer, 2^46 items in one stable call; tally::error naming the
+//    algorithm, nothing written.
 #include "copy_if_common.cuh"
 
 #include <tally/reduce.cuh>
 
 #include <thrust/device_ptr.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/discard_iterator.h>
 
 namespace {
 
@@ -335,6 +338,15 @@ TEST_CASE("copy_if: invalid arguments with a GPU present") {
   run(tally::par, "tally::par");
   run(tally::par.with(tally::backend::shared_memory), "par.with(shared_memory)");
   run(tally::par.unordered(), "par.unordered()");
+  {
+    // A stable call takes at most 2^46 - 1 items (46-bit counts in the tile status words).
+    const auto first = thrust::make_counting_iterator<long long>(0);
+    const auto any = [] __host__ __device__(long long) { return true; };
+    const long long too_many = 1LL << 46;
+    const auto discard = thrust::make_discard_iterator();
+    expect_error([&] { tally::copy_if_into(tally::par, first, first + too_many, discard, count.data(), any); },
+                 "tally::copy_if_into", "2^46 items, stable");
+  }
   TT_CUDA(cudaDeviceSynchronize());
   CHECK(out.changed_outside(0).first == 0);  // failed calls wrote nothing
   std::int64_t count_after = 0;
