@@ -14,8 +14,9 @@ namespace detail {
 /// Items per thread when the policy does not say: 16 of up to 4 bytes, 8 of 8 bytes, 4 of
 /// 16, 2 of anything larger. The stable kernel stages two tiles in shared memory, and
 /// 256 x 16 x 4 bytes x 2 = 32 KiB is as much as it double-buffers (tile_compaction).
-/// On an H100, int32 at 2^24..2^28 (a timing sweep, 2026-11-23): 256 x 16 ran 8-15%
-/// faster than 256 x 8 and 128 x 16; 512 x 16 (too big to double-buffer) 2.5x slower.
+/// On an H100, int32 at 2^24..2^28 (a timing sweep, 2026-11-23): 256 x 16 ran 5-15%
+/// faster than 256 x 8 and up to 4% faster than 128 x 16; 512 x 16 (too big to
+/// double-buffer) 2.5x slower.
 template <class V>
 inline constexpr int default_copy_if_items = sizeof(V) <= 4 ? 16 : (sizeof(V) <= 8 ? 8 : (sizeof(V) <= 16 ? 4 : 2));
 inline constexpr int default_copy_if_threads = 256;
