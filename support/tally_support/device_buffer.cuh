@@ -66,9 +66,14 @@ class device_buffer {
     TALLY_SUPPORT_CHECK(cudaMemcpy(&value, data_ + i, sizeof(T), cudaMemcpyDeviceToHost));
     return value;
   }
-  /// Sets every byte to `byte` (synchronous).
+  /// Sets every byte to `byte` (synchronous). cudaMemset alone may return before the
+  /// fill is done, and it runs on the legacy stream, which a non-blocking stream (the
+  /// benchmarks') does not wait for: the device sync makes the fill land before any
+  /// work queued afterwards on any stream.
   void memset(int byte) {
-    if (size_ != 0) TALLY_SUPPORT_CHECK(cudaMemset(data_, byte, bytes()));
+    if (size_ == 0) return;
+    TALLY_SUPPORT_CHECK(cudaMemset(data_, byte, bytes()));
+    TALLY_SUPPORT_CHECK(cudaDeviceSynchronize());
   }
 
  private:

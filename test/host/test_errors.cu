@@ -1,6 +1,8 @@
 // Argument validation and error reporting with the device policy, on a machine without a
 // GPU: invalid arguments are rejected before the GPU is touched (tally::error), and a
 // missing device is reported as tally::cuda_error naming the algorithm.
+#include "host_test_support.cuh"
+
 #include <tally/tally.cuh>
 
 #include <doctest/doctest.h>
@@ -14,25 +16,9 @@
 
 namespace {
 
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
-// True when the machine has no usable CUDA device (no driver, no device, ...).
-bool no_cuda_device(std::string* reason = nullptr) {
-  int count = 0;
-  const cudaError_t status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess) {
-    (void)cudaGetLastError();
-    if (reason) *reason = cudaGetErrorString(status);
-    return true;
-  }
-  if (reason) *reason = "cudaGetDeviceCount returned " + std::to_string(count);
-  return count == 0;
-}
-
-// A pointer value that is never dereferenced: invalid arguments must be detected first.
-int* fake_device_pointer() { return reinterpret_cast<int*>(std::uintptr_t(0x10000)); }
+using host_test::contains;
+using host_test::fake_device_pointer;
+using host_test::no_cuda_device;
 
 // A null pointer and a "last" n items past it, without arithmetic on a null pointer.
 template <class T>

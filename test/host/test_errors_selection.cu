@@ -2,6 +2,8 @@
 // the device policy, on a machine without a GPU: invalid arguments are tally::error
 // before the GPU is touched, an empty range needs no GPU at all, and a missing device is
 // a tally::cuda_error naming the algorithm. (reduce's cases: test_errors.cu.)
+#include "host_test_support.cuh"
+
 #include <tally/tally.cuh>
 
 #include <doctest/doctest.h>
@@ -11,21 +13,9 @@
 
 namespace {
 
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
-bool no_cuda_device() {
-  int count = 0;
-  const cudaError_t status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess) {
-    (void)cudaGetLastError();
-    return true;
-  }
-  return count == 0;
-}
-
-int* fake_device_pointer() { return reinterpret_cast<int*>(std::uintptr_t(0x10000)); }
+using host_test::contains;
+using host_test::fake_device_pointer;
+using host_test::no_cuda_device;
 
 /// `call` must throw an exception of type E (tally::error: not its derived cuda_error)
 /// whose message names `algorithm`.
