@@ -13,7 +13,8 @@
 //  - streams: the sync form on a created stream, back-to-back copy_if_into calls queued
 //    on one stream (stable and unordered: each call's scratch is ready for the next);
 //    the status words' epochs: calls of growing and shrinking sizes, multi-block
-//    reductions between them, and more calls than there are epochs;
+//    reductions (with and without partials) and unordered calls between them, and more
+//    calls than there are epochs;
 //  - errors: a reversed range, null input, stencil, output and count pointers, a
 //    pageable host pointer, 2^46 items in one stable call; tally::error naming the
 //    algorithm, nothing written.
@@ -269,6 +270,7 @@ TEST_CASE("copy_if: tile status words reused across calls (epochs), between redu
   tt::device_buffer<std::int64_t> count(1);
   std::vector<tt::device_buffer<int>> outs;
   for (long long n : sizes) outs.emplace_back(std::size_t(n));
+  tt::device_buffer<int> spare{static_cast<std::size_t>(sizes[0])};
   auto check_call = [&](std::size_t k, const std::string& what) {
     TT_CUDA(cudaStreamSynchronize(s));
     tt::check_selected(outs[k].data(), static_cast<long long>(count.download()[0]), expected[k], true, what);
@@ -280,6 +282,14 @@ TEST_CASE("copy_if: tile status words reused across calls (epochs), between redu
         // warp_shuffle's reduce writes one partial per block into the same scratch.
         const auto reduce_policy = tally::par.with(tally::backend::warp_shuffle).on(s);
         tally::reduce_into(reduce_policy, data[0].ptr, data[0].ptr + sizes[0], sum.data(), 0LL);
+      }
+      if (round == 2) {
+        // Launches that write no partials leave the status words' epoch in place: the
+        // atomic backend's reduce and an unordered copy_if (into another output).
+        tally::reduce_into(tally::par.with(tally::backend::atomic).on(s), data[0].ptr, data[0].ptr + sizes[0],
+                           sum.data(), 0LL);
+        tally::copy_if_into(tally::par.unordered().on(s), data[k].ptr, data[k].ptr + sizes[k],
+                            spare.data(), count.data(), pred);
       }
       tally::copy_if_into(tally::par.on(s), data[k].ptr, data[k].ptr + sizes[k], outs[k].data(), count.data(), pred);
       check_call(k, "round " + std::to_string(round) + " call " + std::to_string(k) + " n=" + std::to_string(sizes[k]));

@@ -116,7 +116,9 @@ class scratch_lease {
     }
     set_view(entry.memory);
     if (use == scratch_use::partials) {
-      entry.status_epoch = 0;  // these partials may look like status words of any epoch
+      // Partials may look like status words of any epoch. A launch that writes none (the
+      // atomic backend's reductions, unordered copy_if) leaves the words as they are.
+      if (partial_bytes != 0) entry.status_epoch = 0;
     } else {
       if (cleared) {
         entry.status_epoch = 0;  // all zero: epoch 1 finds only "nothing yet"
