@@ -4,29 +4,57 @@
 
 #include <tally/reduce.cuh>
 
+#include <cstdint>
+#include <iterator>
+
 using tally::backend_id;
 using tally::tuning::reduce_config;
 using tally::tuning::reduce_op_class;
 using tally::tuning::select_reduce;
 
-TEST_CASE("reduce table: sm_90 picks atomic with the shapes of the H100 sweep") {
-  for (auto op : {reduce_op_class::integer_sum, reduce_op_class::floating_sum}) {
-    CAPTURE(static_cast<int>(op));
-    CHECK(select_reduce(90, op, 4, 1 << 10) == reduce_config{backend_id::atomic, 256, 4});
-    CHECK(select_reduce(90, op, 4, 1 << 12) == reduce_config{backend_id::atomic, 256, 16});
-    CHECK(select_reduce(90, op, 4, 1 << 19) == reduce_config{backend_id::atomic, 256, 16});
-    CHECK(select_reduce(90, op, 4, (1 << 19) + 1) == reduce_config{backend_id::atomic, 512, 16});
-    CHECK(select_reduce(90, op, 1, 1 << 28) == reduce_config{backend_id::atomic, 512, 16});
+TEST_CASE("reduce table: sm_90 lookups follow the rules of tuning/sm90.cuh in order") {
+  // For every rule: an n inside its bucket and above the previous rule's bucket (of the
+  // same class and value size) selects exactly it.
+  using tally::tuning::reduce_sm90;
+  for (std::size_t i = 0; i < std::size(reduce_sm90); ++i) {
+    const auto& rule = reduce_sm90[i];
+    if (rule.op == reduce_op_class::other) continue;
+    int lower = -1;  // the bucket below: the previous rule of this class and size
+    for (std::size_t j = 0; j < i; ++j)
+      if (reduce_sm90[j].op == rule.op && reduce_sm90[j].max_value_bytes == rule.max_value_bytes)
+        lower = reduce_sm90[j].max_log2_n;
+    const std::int64_t n = lower < 0 ? 1 : (std::int64_t(1) << lower) + 1;
+    CAPTURE(i);
+    CAPTURE(n);
+    CHECK(select_reduce(90, rule.op, rule.max_value_bytes, n) == rule.config);
+    if (rule.max_log2_n < tally::tuning::any_n)
+      CHECK(select_reduce(90, rule.op, rule.max_value_bytes, std::int64_t(1) << rule.max_log2_n) == rule.config);
   }
-  CHECK(select_reduce(90, reduce_op_class::min_max, 4, 1 << 20) == reduce_config{backend_id::atomic, 512, 8});
-  CHECK(select_reduce(90, reduce_op_class::min_max, 4, (1 << 20) + 1) == reduce_config{backend_id::atomic, 1024, 8});
-  for (auto op : {reduce_op_class::integer_sum, reduce_op_class::floating_sum, reduce_op_class::min_max}) {
-    CAPTURE(static_cast<int>(op));
-    CHECK(select_reduce(90, op, 8, 1000) == reduce_config{backend_id::atomic, 256, 4});
-    CHECK(select_reduce(90, op, 8, 1 << 16) == reduce_config{backend_id::atomic, 512, 8});
-    CHECK(select_reduce(90, op, 8, 1 << 20) == reduce_config{backend_id::atomic, 512, 16});
-    CHECK(select_reduce(90, op, 8, std::int64_t(1) << 40) == reduce_config{backend_id::atomic, 512, 8});
-  }
+  // Sums and max on the sm_90 table run on the atomic backend wherever it was fastest; at
+  // least the large sizes of 4-byte sums do (one atomic per block, no second pass).
+  CHECK(select_reduce(90, reduce_op_class::integer_sum, 4, std::int64_t(1) << 28).threads >= 256);
+}
+
+TEST_CASE("reduce table: max_element and top_k<2> take the min/max rules where a table has none of theirs") {
+  using tally::tuning::reduce_rule;
+  using tally::tuning::detail::find_rule;
+  constexpr reduce_rule table[] = {
+      {reduce_op_class::min_max, 4, 12, {backend_id::atomic, 256, 4}},
+      {reduce_op_class::min_max, 4, tally::tuning::any_n, {backend_id::atomic, 512, 8}},
+      {reduce_op_class::top2, 4, tally::tuning::any_n, {backend_id::warp_shuffle, 128, 8}},
+      {reduce_op_class::other, tally::tuning::any_size, tally::tuning::any_n, {backend_id::warp_shuffle, 256, 16}},
+  };
+  // extremum has no rule: the min_max ones.
+  CHECK(find_rule(table, reduce_op_class::extremum, 4, 1000)->config == reduce_config{backend_id::atomic, 256, 4});
+  CHECK(find_rule(table, reduce_op_class::extremum, 4, 1 << 20)->config == reduce_config{backend_id::atomic, 512, 8});
+  // top2 has its own.
+  CHECK(find_rule(table, reduce_op_class::top2, 4, 1000)->config == reduce_config{backend_id::warp_shuffle, 128, 8});
+  // 8-byte values: no rule of either class covers them, `other` does.
+  CHECK(find_rule(table, reduce_op_class::extremum, 8, 1000)->config ==
+        reduce_config{backend_id::warp_shuffle, 256, 16});
+  // The fallback class is min_max only for the two classes that ran on its rules.
+  CHECK(tally::tuning::fallback_class(reduce_op_class::integer_sum) == reduce_op_class::integer_sum);
+  CHECK(tally::tuning::fallback_class(reduce_op_class::top2) == reduce_op_class::min_max);
 }
 
 TEST_CASE("reduce table: other operators and wide values take warp_shuffle") {
@@ -86,9 +114,19 @@ TEST_CASE("automatic: operator classes and the atomic substitutions") {
 
 TEST_CASE("automatic: only the configurations the tables can select are compiled") {
   using set = tally::detail::automatic_reduce_candidates<reduce_op_class::integer_sum, 4, true, 0, 0>;
-  // sm_90: atomic 256x4, 256x16 and 512x16; sm_80: atomic 256x16; default and fallback:
-  // warp_shuffle 256x16.
-  CHECK(set::value.size == 4);
+  // Every configuration the sm_90 table can choose for 4-byte integer sums is in the set,
+  // and nothing from rules of other classes or wider values that cannot apply.
+  for (std::int64_t n = 1; n <= (std::int64_t(1) << 40); n *= 2) {
+    const reduce_config chosen = select_reduce(90, reduce_op_class::integer_sum, 4, n);
+    bool found = false;
+    for (int i = 0; i < set::value.size; ++i) found = found || set::value.items[i] == chosen;
+    CAPTURE(n);
+    CHECK(found);
+  }
+  int applicable = 0;  // distinct configs of rules for integer_sum (or other) that admit 4-byte values, any table
+  for (const auto& rule : tally::tuning::reduce_sm90)
+    applicable += (rule.op == reduce_op_class::integer_sum || rule.op == reduce_op_class::other) ? 1 : 0;
+  CHECK(set::value.size <= applicable + int(std::size(tally::tuning::reduce_sm80)) + 2);
   using deterministic_float = tally::detail::automatic_reduce_candidates<reduce_op_class::floating_sum, 4, false, 0, 0>;
   for (int i = 0; i < deterministic_float::value.size; ++i)
     CHECK(deterministic_float::value.items[i].backend != backend_id::atomic);

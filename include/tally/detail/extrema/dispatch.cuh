@@ -24,7 +24,7 @@ template <bool Max, class Policy, class It, class Out, class Compare>
 void dispatch_extremum(const char* algorithm, const Policy& policy, const device_context& ctx, It first,
                        std::int64_t n, Out out, Compare comp) {
   using V = iter_value_t<It>;
-  constexpr auto op_class = tuning::reduce_op_class::min_max;
+  constexpr auto op_class = tuning::reduce_op_class::extremum;
   using backend_tag = typename Policy::backend_type;
   if constexpr (packs_arg_v<V, Compare> && !std::is_same_v<backend_tag, backend::shared_memory_t> &&
                 !std::is_same_v<backend_tag, backend::warp_shuffle_t>) {

@@ -65,16 +65,18 @@ struct automatic_reduce_candidates {
   template <std::size_t N>
   static constexpr void add_table(reduce_config_set& set, const tuning::reduce_rule (&table)[N]) {
     for (std::size_t i = 0; i < N; ++i) {
-      if (!applies(table[i])) continue;
+      if (!applies(table, table[i])) continue;
       // A rule behind an earlier one that covers at least the same n can never be chosen.
       bool shadowed = false;
       for (std::size_t j = 0; j < i; ++j)
-        shadowed = shadowed || (applies(table[j]) && table[j].max_log2_n >= table[i].max_log2_n);
+        shadowed = shadowed || (applies(table, table[j]) && table[j].max_log2_n >= table[i].max_log2_n);
       if (!shadowed) set.add(adjust_config<AtomicAllowed, ForcedThreads, ForcedItems>(table[i].config));
     }
   }
-  static constexpr bool applies(const tuning::reduce_rule& rule) {
-    return (rule.op == Class || rule.op == tuning::reduce_op_class::other) && ValueBytes <= rule.max_value_bytes;
+  template <std::size_t N>
+  static constexpr bool applies(const tuning::reduce_rule (&table)[N], const tuning::reduce_rule& rule) {
+    const tuning::reduce_op_class searched = tuning::detail::class_in(table, Class);
+    return (rule.op == searched || rule.op == tuning::reduce_op_class::other) && ValueBytes <= rule.max_value_bytes;
   }
   static constexpr reduce_config_set build() {
     reduce_config_set set;

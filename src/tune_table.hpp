@@ -1,0 +1,148 @@
+#pragma once
+// How `tally tune` turns measurements into tuning rules, and rules into the text of a
+// tuning header (include/tally/tuning/sm90.cuh's format, tuning/rules.cuh). No CUDA here:
+// the host tests check the choice and the format.
+//
+// For one case (a table class: "reduce integer_sum, 4-byte values", "top_k lists of 8",
+// ...) the tuner measures every candidate configuration at every size. choose_rules
+// walks the sizes upwards keeping the configuration it has while that one stays within
+// `tolerance` of the fastest at the size (fewer rules, fewer kernels compiled into
+// `automatic`), else takes the fastest; consecutive sizes with one choice make one rule.
+// A rule measured at 2^a, followed by a size 2^b, covers n up to 2^((a + b) / 2); the
+// last covers every n.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tally_tool {
+
+struct tune_config {
+  std::string backend;  ///< "atomic", "shared_memory", "warp_shuffle"
+  int threads = 0;
+  int items = 0;
+  bool operator==(const tune_config& o) const {
+    return backend == o.backend && threads == o.threads && items == o.items;
+  }
+  std::string label() const { return backend + " " + std::to_string(threads) + "x" + std::to_string(items); }
+};
+
+/// One candidate at one size: its median µs, or failed (wrong result, launch error).
+struct tune_measurement {
+  std::uint64_t n = 0;
+  tune_config config;
+  double us = 0;
+  bool ok = true;
+};
+
+/// A rule chosen for a case: the bucket it covers and the evidence.
+struct tune_rule {
+  int max_log2_n = 62;  ///< 62: any n (tuning::any_n)
+  tune_config config;
+  std::string evidence;  ///< "2^10: 1.59 us (best of 27: 1.59 us)"
+};
+
+inline constexpr int tune_any_n = 62;
+
+/// floor(log2(n)) (n >= 1).
+inline int floor_log2(std::uint64_t n) {
+  int k = -1;
+  while (n) {
+    n >>= 1;
+    ++k;
+  }
+  return k;
+}
+
+inline std::string fixed2(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", x);
+  return buf;
+}
+
+/// The rules for one case from its measurements (see the file comment). Sizes where no
+/// candidate succeeded are skipped. Empty when nothing succeeded.
+inline std::vector<tune_rule> choose_rules(const std::vector<tune_measurement>& ms, double tolerance = 0.02) {
+  std::map<std::uint64_t, std::vector<const tune_measurement*>> by_n;
+  for (const auto& m : ms)
+    if (m.ok && m.us > 0) by_n[m.n].push_back(&m);
+  std::vector<tune_rule> rules;
+  std::vector<std::uint64_t> sizes;
+  for (const auto& [n, v] : by_n) sizes.push_back(n);
+  bool have = false;
+  tune_config current;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const auto& v = by_n[sizes[i]];
+    const tune_measurement* best = *std::min_element(
+        v.begin(), v.end(), [](const tune_measurement* a, const tune_measurement* b) { return a->us < b->us; });
+    const tune_measurement* kept = nullptr;
+    if (have)
+      for (const auto* m : v)
+        if (m->config == current && m->us <= best->us * (1 + tolerance)) kept = m;
+    const tune_measurement* chosen = kept ? kept : best;
+    const std::string evidence = "2^" + std::to_string(floor_log2(sizes[i])) + ": " + chosen->config.label() + " " +
+                                 fixed2(chosen->us) + " us (best of " + std::to_string(v.size()) + ": " +
+                                 best->config.label() + " " + fixed2(best->us) + " us)";
+    // The bucket's upper edge: halfway (in log2) to the next measured size.
+    const int edge = i + 1 < sizes.size() ? (floor_log2(sizes[i]) + floor_log2(sizes[i + 1])) / 2 : tune_any_n;
+    if (have && chosen->config == current) {
+      rules.back().max_log2_n = edge;
+      rules.back().evidence += "; " + evidence;
+    } else {
+      rules.push_back({edge, chosen->config, evidence});
+      current = chosen->config;
+      have = true;
+    }
+  }
+  return rules;
+}
+
+/// C++ text of a backend_id.
+inline std::string backend_cpp(const std::string& backend) { return "backend_id::" + backend; }
+
+/// `{backend_id::atomic, 256, 16}`
+inline std::string config_cpp(const tune_config& c) {
+  return "{" + backend_cpp(c.backend) + ", " + std::to_string(c.threads) + ", " + std::to_string(c.items) + "}";
+}
+
+inline std::string log2_cpp(int max_log2_n) { return max_log2_n >= tune_any_n ? "any_n" : std::to_string(max_log2_n); }
+
+/// One table of a tuning header: its rows as C++ lines (each "  {...},  // evidence").
+struct tune_table_text {
+  std::string type;  ///< "reduce_rule"
+  std::string name;  ///< "reduce_sm90"
+  std::vector<std::string> rows;
+};
+
+/// The whole header: provenance, then each table.
+inline std::string tuning_header(const std::string& provenance, const std::vector<tune_table_text>& tables) {
+  std::string out =
+      "#pragma once\n"
+      "/// @file\n"
+      "/// Tuning tables written by `tally tune` (src/tune.cu); the format is tuning/rules.cuh.\n"
+      "/// Do not edit by hand: run `tally tune --out <this file>` on the GPU instead.\n"
+      "///\n";
+  std::size_t start = 0;
+  while (start < provenance.size()) {
+    std::size_t end = provenance.find('\n', start);
+    if (end == std::string::npos) end = provenance.size();
+    out += "/// " + provenance.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  out +=
+      "\n#include <tally/tuning/rules.cuh>\n\n"
+      "TALLY_NAMESPACE_BEGIN\nnamespace tuning {\n\n// clang-format off\n";
+  for (const auto& t : tables) {
+    out += "inline constexpr " + t.type + " " + t.name + "[] = {\n";
+    for (const auto& r : t.rows) out += r + "\n";
+    out += "};\n\n";
+  }
+  out += "// clang-format on\n\n}  // namespace tuning\nTALLY_NAMESPACE_END\n";
+  return out;
+}
+
+}  // namespace tally_tool
