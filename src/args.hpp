@@ -20,6 +20,9 @@ class arg_list {
   bool done() const { return i_ >= argc_; }
   std::string current() const { return done() ? std::string() : std::string(argv_[i_]); }
 
+  /// Moves past the current argument (a positional one the caller has read).
+  void skip() { ++i_; }
+
   /// Consumes a "--name" switch if it is the current argument.
   bool take_switch(const std::string& name) {
     if (done() || current() != name) return false;

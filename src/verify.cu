@@ -5,8 +5,10 @@
 #include "verify.hpp"
 
 #include "args.hpp"
+#include "bench_args.hpp"
 #include "check.hpp"
 #include "host_selfcheck.hpp"
+#include "tool_common.hpp"
 
 #include <tally_support/device_info.cuh>
 #include <tally_support/sizes.hpp>
@@ -38,8 +40,31 @@ std::set<std::string> known_types() {
 
 struct parsed {
   verify_options options;
+  std::vector<std::string> algos;  ///< verify's algorithm keys; empty: all
+  int device = -1;
   bool help = false;
 };
+
+/// The algorithm keys of `tally verify --algo` (an entry belongs to a key when its
+/// algorithm name starts with the key: "top_k" takes top_k_into<K> and top_k<K>).
+const std::vector<std::string> verify_algorithms = {"reduce", "max_element", "min_element", "top_k", "copy_if"};
+
+std::vector<std::string> parse_verify_algorithms(const std::string& value) {
+  std::vector<std::string> out;
+  for (const std::string& a : ts::split_commas(value)) {
+    if (a == "all") return {};
+    if (a == "extrema") {
+      out.push_back("max_element");
+      out.push_back("min_element");
+    } else if (std::find(verify_algorithms.begin(), verify_algorithms.end(), a) != verify_algorithms.end()) {
+      out.push_back(a);
+    } else {
+      throw usage_error("--algo: unknown algorithm '" + a + "' (known: " + join_bar(verify_algorithms) +
+                        "|extrema|all)");
+    }
+  }
+  return out;
+}
 
 parsed parse(int argc, char** argv) {
   parsed p;
@@ -82,6 +107,10 @@ parsed parse(int argc, char** argv) {
         o.loops = 0;
       }
       if (o.loops < 1 || o.loops > 100) throw usage_error("--loops: expected a number from 1 to 100, got '" + value + "'");
+    } else if (args.take_value("--algo", value)) {
+      p.algos = parse_verify_algorithms(value);
+    } else if (args.take_value("--device", value)) {
+      p.device = parse_int_flag("--device", value, 0, 1023);
     } else if (args.take_switch("--no-timing")) {
       o.timing = false;
     } else if (args.take_switch("--markdown")) {
@@ -94,8 +123,11 @@ parsed parse(int argc, char** argv) {
   return p;
 }
 
-bool wanted(const verify_options& o, const check_entry& e) {
-  return o.types.empty() || std::find(o.types.begin(), o.types.end(), e.type_key) != o.types.end();
+bool wanted(const verify_options& o, const std::vector<std::string>& algos, const check_entry& e) {
+  const bool type_ok = o.types.empty() || std::find(o.types.begin(), o.types.end(), e.type_key) != o.types.end();
+  bool algo_ok = algos.empty();
+  for (const auto& a : algos) algo_ok = algo_ok || e.algorithm.rfind(a, 0) == 0;
+  return type_ok && algo_ok;
 }
 
 /// After a failed check: is the CUDA context still usable? (A fault inside a kernel is
@@ -107,7 +139,7 @@ bool context_broken(std::string& why) {
   return true;
 }
 
-int run_device_checks(const verify_options& o) {
+int run_device_checks(const verify_options& o, const std::vector<std::string>& algos) {
   ts::require_device();
   std::cout << "tally verify on " << ts::describe(ts::current_device_info()) << ", " << ts::utc_now() << "\n";
   if (o.timing)
@@ -120,7 +152,7 @@ int run_device_checks(const verify_options& o) {
   std::vector<check_row> failures;
   int total = 0;
   for (const check_entry& entry : all_checks()) {
-    if (!wanted(o, entry)) continue;
+    if (!wanted(o, algos, entry)) continue;
     for (std::uint64_t n : o.sizes) {
       std::vector<check_row> rows;
       try {
@@ -171,12 +203,16 @@ void print_verify_help(std::ostream& out) {
          "bad command line. Without a CUDA device it runs the host backend's self-check.\n"
          "\n"
          "options:\n"
-         "  --sizes LIST      item counts, e.g. 0,1,1000,2^16+3,2^20 (default 0,1,1000,2^16+3,2^20,2^24)\n"
+         "  --algo LIST       reduce,max_element,min_element,top_k,copy_if (or extrema, all;\n"
+         "                    default: all)\n"
+         "  --sizes LIST      item counts, e.g. 0,1,1000,2^16+3,2^20, or ranges of powers of two\n"
+         "                    2^10..2^20 (default 0,1,1000,2^16+3,2^20,2^24)\n"
          "  --type LIST       int32,int64,float,double,half (default: all; half sums accumulate in float)\n"
          "  --backend LIST    automatic,atomic,shared_memory,warp_shuffle (default: all)\n"
          "  --loops N         timed loops per figure (default 3; the median is reported)\n"
          "  --no-timing       check results only\n"
          "  --markdown        print the table as Markdown\n"
+         "  --device N        run on CUDA device N (default: CUDA's default device)\n"
          "  -h, --help        this text\n"
          "\n"
          "checks (data: random, constant, NaN every 1000th item, all +inf, all -inf; for the\n"
@@ -214,6 +250,14 @@ int verify_main(int argc, char** argv) {
 
   int devices = 0;
   const cudaError_t e = cudaGetDeviceCount(&devices);
+  if (p.device >= 0 && e == cudaSuccess && devices > 0) {
+    try {
+      select_device(p.device);
+    } catch (const usage_error& u) {
+      std::cerr << "tally verify: " << u.what() << " (see 'tally verify --help')\n";
+      return 2;
+    }
+  }
   if (e != cudaSuccess || devices == 0) {
     std::cout << "tally verify: no CUDA device ("
               << (e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount found 0 devices")
@@ -221,7 +265,7 @@ int verify_main(int argc, char** argv) {
     return run_host_selfcheck(std::cout, p.options.markdown);
   }
   try {
-    return run_device_checks(p.options);
+    return run_device_checks(p.options, p.algos);
   } catch (const std::exception& ex) {
     std::cerr << "tally verify: " << ex.what() << "\n";
     return 1;

@@ -1,7 +1,8 @@
 #pragma once
 /// @file
 /// Item counts written the way people write them on a command line: "1000", "2^20",
-/// "2^16+3", "2^20-1", "1<<20"; lists separated by commas (split_commas).
+/// "2^16+3", "2^20-1", "1<<20"; lists separated by commas (split_commas), and ranges of
+/// powers of two ("2^10..2^28", "2^10..2^28:2").
 
 #include <cstdint>
 #include <stdexcept>
@@ -57,10 +58,34 @@ inline std::vector<std::string> split_commas(const std::string& text) {
   return out;
 }
 
-/// Parses a comma-separated list of sizes.
+/// Parses a comma-separated list of sizes; an item "A..B" is every power of two from A
+/// to B (both powers of two, A <= B), and "A..B:S" every S-th of them ("2^10..2^28:2":
+/// 2^10, 2^12, ..., 2^28).
 inline std::vector<std::uint64_t> parse_size_list(const std::string& text) {
   std::vector<std::uint64_t> out;
-  for (const std::string& item : split_commas(text)) out.push_back(parse_size(item));
+  for (const std::string& item : split_commas(text)) {
+    const std::size_t dots = item.find("..");
+    if (dots == std::string::npos) {
+      out.push_back(parse_size(item));
+      continue;
+    }
+    std::string upper = item.substr(dots + 2);
+    std::uint64_t step = 1;
+    const std::size_t colon = upper.find(':');
+    if (colon != std::string::npos) {
+      step = detail::parse_unsigned(upper.substr(colon + 1), item);
+      upper = upper.substr(0, colon);
+      if (step == 0) throw std::invalid_argument("bad range '" + item + "': the step must be at least 1");
+    }
+    const std::uint64_t a = parse_size(item.substr(0, dots)), b = parse_size(upper);
+    const auto is_power = [](std::uint64_t x) { return x != 0 && (x & (x - 1)) == 0; };
+    if (!is_power(a) || !is_power(b) || a > b)
+      throw std::invalid_argument("bad range '" + item + "': use powers of two, low..high, e.g. 2^10..2^28");
+    for (std::uint64_t x = a; x <= b && x != 0; x <<= step) {
+      out.push_back(x);
+      if (step >= 64 || x > (b >> step)) break;
+    }
+  }
   return out;
 }
 

@@ -1,0 +1,114 @@
+// The tally tool's command lines: `tally bench` and `tally tune` options, size lists and
+// ranges, and the errors a bad argument gets (usage_error: exit code 2).
+
+#include "../../src/bench_args.hpp"
+#include "../../src/tune_args.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace {
+
+using tally_tool::usage_error;
+
+/// Runs a parser on the words of `line` (split at spaces).
+template <class Parse>
+auto parse_line(Parse parse, const std::string& line) {
+  std::vector<std::string> words;
+  std::size_t start = 0;
+  while (start < line.size()) {
+    std::size_t end = line.find(' ', start);
+    if (end == std::string::npos) end = line.size();
+    if (end > start) words.push_back(line.substr(start, end - start));
+    start = end + 1;
+  }
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  return parse(int(argv.size()), argv.data());
+}
+
+auto bench = [](const std::string& line) { return parse_line(tally_tool::parse_bench_args, line); };
+auto tune = [](const std::string& line) { return parse_line(tally_tool::parse_tune_args, line); };
+
+/// The usage_error message of `call`, or "" when it did not throw one.
+template <class F>
+std::string usage_message(F&& call) {
+  try {
+    call();
+  } catch (const usage_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("tally bench: defaults and every option") {
+  const auto d = bench("");
+  REQUIRE(d.sizes.size() == 10);  // 2^10, 2^12, ..., 2^28
+  CHECK(d.sizes.front() == (1u << 10));
+  CHECK(d.sizes.back() == (1u << 28));
+  CHECK(d.algos.empty());
+  CHECK(d.loops == 7);
+  CHECK(d.device == -1);
+  CHECK(d.progress);
+
+  const auto o = bench("--algo top_k,copy_if --type float --sizes 1000,2^20+3 --json r.json --csv=r.csv --loops 3 "
+                       "--device 1 --no-progress --markdown");
+  CHECK(o.algos == std::vector<std::string>{"top_k2", "top_k8", "top_k32", "copy_if"});
+  CHECK(o.types == std::vector<std::string>{"float"});
+  CHECK(o.sizes == std::vector<std::uint64_t>{1000, (1u << 20) + 3});
+  CHECK(o.json == "r.json");
+  CHECK(o.csv == "r.csv");
+  CHECK(o.loops == 3);
+  CHECK(o.device == 1);
+  CHECK_FALSE(o.progress);
+  CHECK(o.markdown);
+  CHECK(bench("-h").help);
+  CHECK(bench("--algo reduce,reduce_sum").algos == std::vector<std::string>{"reduce_sum", "reduce_max"});
+}
+
+TEST_CASE("tally bench / tune: size ranges") {
+  CHECK(bench("--sizes 2^10..2^13").sizes == std::vector<std::uint64_t>{1024, 2048, 4096, 8192});
+  CHECK(bench("--sizes 2^10..2^16:3").sizes == std::vector<std::uint64_t>{1u << 10, 1u << 13, 1u << 16});
+  CHECK(bench("--sizes 2^20..2^20").sizes == std::vector<std::uint64_t>{1u << 20});
+  CHECK(bench("--sizes 5,2^4..2^5").sizes == std::vector<std::uint64_t>{5, 16, 32});
+  CHECK(usage_message([] { bench("--sizes 2^12..2^10"); }).find("--sizes") == 0);
+  CHECK(usage_message([] { bench("--sizes 1000..2^20"); }).find("powers of two") != std::string::npos);
+  CHECK(usage_message([] { bench("--sizes 2^10..2^20:0"); }).find("step") != std::string::npos);
+}
+
+TEST_CASE("tally bench: bad arguments are usage errors that say what is wrong") {
+  CHECK(usage_message([] { bench("--algo sort"); }).find("unknown algorithm 'sort'") != std::string::npos);
+  CHECK(usage_message([] { bench("--type int128"); }).find("unknown value 'int128'") != std::string::npos);
+  CHECK(usage_message([] { bench("--sizes 2^x"); }).find("--sizes") == 0);
+  CHECK(usage_message([] { bench("--sizes 0"); }).find("0 items") != std::string::npos);
+  CHECK(usage_message([] { bench("--loops 0"); }).find("--loops") == 0);
+  CHECK(usage_message([] { bench("--loops 7x"); }).find("--loops") == 0);
+  CHECK(usage_message([] { bench("--device -1"); }).find("--device") == 0);
+  CHECK(usage_message([] { bench("--json"); }).find("needs a value") != std::string::npos);
+  CHECK(usage_message([] { bench("--frobnicate"); }).find("unknown option '--frobnicate'") != std::string::npos);
+  CHECK(usage_message([] { bench("extra"); }).find("unexpected argument 'extra'") != std::string::npos);
+  CHECK(usage_message([] { bench("--json - --csv -"); }).find("standard output") != std::string::npos);
+}
+
+TEST_CASE("tally tune: defaults, options and errors") {
+  const auto d = tune("");
+  CHECK(d.sizes.size() == 10);
+  CHECK(d.loops == 3);
+  CHECK(d.tolerance == doctest::Approx(0.02));
+  CHECK(d.out.empty());
+  const auto o = tune("--algo extrema,top_k8 --type double --out t.cuh --tolerance 5 --sizes 2^10,2^20 --device 0");
+  // extrema expands to the tuned members only (min_element takes max_element's rules).
+  CHECK(o.algos == std::vector<std::string>{"max_element", "top_k8"});
+  CHECK(o.types == std::vector<std::string>{"double"});
+  CHECK(o.out == "t.cuh");
+  CHECK(o.tolerance == doctest::Approx(0.05));
+  CHECK(o.device == 0);
+  CHECK(usage_message([] { tune("--algo min_element"); }).find("unknown algorithm") != std::string::npos);
+  CHECK(usage_message([] { tune("--type half"); }).find("unknown value 'half'") != std::string::npos);
+  CHECK(usage_message([] { tune("--tolerance 80"); }).find("--tolerance") == 0);
+}
