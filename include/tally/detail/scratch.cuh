@@ -30,6 +30,7 @@
 #include <cstddef>
 #include <cstring>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 
 TALLY_NAMESPACE_BEGIN
@@ -72,6 +73,12 @@ enum class scratch_use { partials, tile_status };
 /// The largest epoch; the call after it clears the words and starts again at 1.
 inline constexpr unsigned int max_status_epoch = 0xffff;
 
+/// The largest block the registry asks for (half the address space). Capacities grow by
+/// doubling from 4096, and one doubling past this would wrap to zero and never end (a
+/// hang). No device has that much memory, so a larger request (an absurd n, or a size
+/// whose computation overflowed) is reported as out of memory before any CUDA call.
+inline constexpr std::size_t max_scratch_bytes = std::size_t(1) << (8 * sizeof(std::size_t) - 1);
+
 /// Scratch for one launch on `stream`, held (with the registry's lock) until the launch is queued.
 ///
 /// While the stream is being captured into a CUDA graph the cache is not used: the
@@ -87,6 +94,9 @@ class scratch_lease {
   scratch_lease(const char* algorithm, const device_context& ctx, cudaStream_t stream, std::size_t partial_bytes,
                 scratch_use use = scratch_use::partials)
       : stream_(stream) {
+    if (partial_bytes > max_scratch_bytes - scratch_header_bytes)
+      throw_cuda_error(algorithm, "cannot allocate scratch memory: the request is larger than any device's memory",
+                       cudaErrorMemoryAllocation);
     const std::size_t needed = scratch_header_bytes + partial_bytes;
     // Asked first: cudaStreamGetId is refused on a capturing stream, and a refused call
     // would invalidate the user's capture.
@@ -146,7 +156,11 @@ class scratch_lease {
  private:
   static void* allocate_zeroed(const char* algorithm, std::size_t bytes, cudaStream_t stream) {
     void* memory = nullptr;
-    check(cudaMallocAsync(&memory, bytes, stream), algorithm, "cannot allocate scratch memory");
+    const cudaError_t allocated = cudaMallocAsync(&memory, bytes, stream);
+    if (allocated != cudaSuccess) {  // say how much: a request beyond the device's memory reads as such
+      const std::string what = "cannot allocate " + std::to_string(bytes) + " bytes of scratch memory";
+      check(allocated, algorithm, what.c_str());
+    }
     const cudaError_t status = cudaMemsetAsync(memory, 0, bytes, stream);
     if (status != cudaSuccess) {
       (void)cudaFreeAsync(memory, stream);

@@ -12,14 +12,6 @@
 TALLY_NAMESPACE_BEGIN
 namespace detail {
 
-/// The length of [first, last) as a 64-bit count; throws tally::error when last < first.
-template <class It>
-std::int64_t checked_distance(const char* algorithm, It first, It last) {
-  const auto n = static_cast<std::int64_t>(last - first);
-  if (n < 0) throw_error(algorithm, "invalid range: last is before first");
-  return n;
-}
-
 /// Throws tally::error when a contiguous input is a null pointer and n > 0.
 template <class It>
 void check_not_null(const char* algorithm, const char* which, It it, std::int64_t n) {
@@ -27,6 +19,18 @@ void check_not_null(const char* algorithm, const char* which, It it, std::int64_
     if (n > 0 && to_raw_pointer(it) == nullptr)
       throw_error(algorithm, std::string("null pointer given for ") + which + " with a non-empty range");
   }
+}
+
+/// The length of [first, last) as a 64-bit count; throws tally::error when last < first,
+/// or when first is a null pointer and the range is not empty. Every entry point calls
+/// this first, tally::host included: the host backend has no other argument checks, and
+/// without the null check it would dereference the null pointer (a crash, not an error).
+template <class It>
+std::int64_t checked_distance(const char* algorithm, It first, It last) {
+  const auto n = static_cast<std::int64_t>(last - first);
+  if (n < 0) throw_error(algorithm, "invalid range: last is before first");
+  check_not_null(algorithm, "the input", first, n);
+  return n;
 }
 
 /// Throws tally::error when a contiguous iterator points to pageable host memory that

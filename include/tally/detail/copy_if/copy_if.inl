@@ -48,6 +48,7 @@ std::int64_t copy_if_impl(const char* algorithm, const Policy& policy, It first,
     check_not_null(algorithm, "the input", first, n);
     if constexpr (has_stencil) check_not_null(algorithm, "the stencil", stencil, n);
     check_not_null(algorithm, "the output", result, n);
+    if (!wait) check_not_null(algorithm, "the count output", count, 1);  // before any CUDA call
     if (wait && n == 0) return 0;
     const device_context ctx = current_device(algorithm);
     if (n > 0) {
@@ -63,7 +64,6 @@ std::int64_t copy_if_impl(const char* algorithm, const Policy& policy, It first,
         dispatch_copy_if(algorithm, policy, ctx, first, n, by_value<Pred>{pred}, result, count_out);
     };
     if (!wait) {
-      check_not_null(algorithm, "the count output", count, 1);
       check_device_accessible(algorithm, "the count output", count, ctx);
       run(count);
       return 0;
