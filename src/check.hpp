@@ -20,6 +20,8 @@ struct verify_options {
   int loops = 3;                            ///< timed loops per figure (the median is reported)
   bool timing = true;                       ///< false: check results only
   bool markdown = false;                    ///< print the table as Markdown
+  std::uint64_t data_seed = 0;              ///< the data's seed (0: the anchors' data); the fuzzer varies it
+  std::uint64_t int_modulus = 4;            ///< integer data in [0, modulus) (the fuzzer varies it)
 };
 
 /// One line of the report: one backend on one input.

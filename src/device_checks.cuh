@@ -42,6 +42,8 @@ struct device_input {
       : stream(check_stream()), copies(n, o.timing ? tally_support::rotating_copies(n * sizeof(T)) : 1) {
     tally_support::fill_options fo;
     fo.nan_every = 1000;  // item 999, 1999, ...: NaN sits inside a block, not at the ends
+    fo.seed = o.data_seed;
+    fo.int_modulus = o.int_modulus;
     tally_support::fill(copies.copy(0), n, data, fo, stream);
     copies.replicate_first(stream);
   }

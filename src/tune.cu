@@ -37,7 +37,8 @@ namespace tt = tally::tuning;
 std::vector<tune_case> all_tune_cases() {
   std::vector<tune_case> all;
   for (auto part : {tune_reduce_sum32_cases, tune_reduce_sum64_cases, tune_reduce_max_cases, tune_extrema_cases,
-                    tune_top_k_cases, tune_copy_if_cases})
+                    tune_top2_cases, tune_top_k8_cases, tune_top_k32_cases, tune_copy_if_stable_cases,
+                    tune_copy_if_unordered_cases})
     for (auto& c : part()) all.push_back(std::move(c));
   return all;
 }
@@ -70,7 +71,7 @@ void print_help(std::ostream& out) {
          "  --type LIST      int32, int64, float, double (default: all)\n"
          "  --sizes LIST     the sizes measured (default 2^10..2^28:2); each is the centre of a\n"
          "                   bucket that reaches halfway (in log2) to the next\n"
-         "  --loops N        timed loops per figure (default 3)\n"
+         "  --loops N        timed loops per figure (default 5)\n"
          "  --tolerance P    keep the previous bucket's choice while it is within P% of the\n"
          "                   fastest (default 2): fewer rules, fewer kernels in `automatic`\n"
          "  --out FILE       the header to write (default: standard output)\n"
@@ -215,6 +216,7 @@ int run(const tune_options& o) {
   progress_bar bar(total, o.progress);
   cudaStream_t stream = nullptr;
   TALLY_SUPPORT_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const ts::spin_calibration spin = ts::calibrate_spin(stream);
   std::vector<case_result> results(cases.size());
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const tune_case& c = cases[i];
@@ -222,8 +224,8 @@ int run(const tune_options& o) {
     for (std::uint64_t n : o.sizes) {
       tune_env env;
       env.stream = stream;
+      env.spin = spin;
       env.timing.loops = o.loops;
-      env.timing.min_loop_ms = 1.0;
       env.n = n;
       env.record = [&](const tune_config& config, double us, bool ok, const std::string& why) {
         r.ms.push_back({n, config, us, ok});
@@ -287,13 +289,15 @@ int run(const tune_options& o) {
     groups[c.key] = g;
   }
   std::string searched;
-  for (const auto& c : cases) searched += (searched.empty() ? "" : ", ") + c.label;
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    searched += (i == 0 ? "" : (i % 6 == 0 ? ",\n  " : ", ")) + cases[i].label;
   const std::string provenance =
       "GPU: " + ts::describe(device) + "\n" + "date: " + when + "; commit: " + commit + "; tally " +
       std::to_string(TALLY_VERSION_MAJOR) + "." + std::to_string(TALLY_VERSION_MINOR) + "." +
-      std::to_string(TALLY_VERSION_PATCH) + "\n" + "method: median over " + std::to_string(o.loops) +
-      " loops of the mean µs per call, back-to-back calls between CUDA events, inputs\n" +
-      "rotating over copies that fill 512 MiB; every candidate's result checked against CUB first.\n" +
+      std::to_string(TALLY_VERSION_PATCH) + "\n" + "method: GPU time per call, the median over " + std::to_string(o.loops) +
+      " loops of up to 100 calls queued behind a spin kernel\n" +
+      "between CUDA events, inputs rotating over copies that fill 512 MiB; every candidate's result\n" +
+      "checked against CUB first.\n" +
       "sizes: " + [&] {
         std::string s;
         for (auto n : o.sizes) s += (s.empty() ? "" : ", ") + ts::size_label(n);

@@ -13,7 +13,7 @@ struct tune_options {
   std::vector<std::string> algos;    ///< empty: all
   std::vector<std::string> types;    ///< empty: all
   std::string out;                   ///< the header to write ("" : standard output)
-  int loops = 3;
+  int loops = 5;
   int device = -1;
   double tolerance = 0.02;           ///< keep the previous size's choice within this of the best
   bool progress = true;

@@ -22,16 +22,23 @@ namespace tally_tool {
 /// What a case's run reports to (set up by tune.cu for each (case, n)).
 struct tune_env {
   cudaStream_t stream = nullptr;
-  tally_support::timing_options timing;
+  /// GPU time per call with the calls queued behind a spin kernel (timing.cuh): the
+  /// host's launch cost, the same for every candidate, would hide the differences
+  /// between shapes at small sizes.
+  tally_support::spin_calibration spin;
+  tally_support::queued_timing_options timing;
   std::uint64_t n = 0;
+  double last_us = 0;  ///< the last candidate's time at this n: sets the calls per loop
   /// Every candidate's result: its config, median µs, whether it was right.
   std::function<void(const tune_config&, double us, bool ok, const std::string& why)> record;
   /// `automatic` with the tables compiled into this tool, for comparison.
   std::function<void(double us)> record_automatic;
 
   template <class Call>
-  double time(int copies, Call&& call) const {
-    return tally_support::time_calls(call, copies, stream, timing).median_us;
+  double time(int copies, Call&& call) {
+    const long calls = tally_support::queued_calls_for(last_us, timing);
+    last_us = tally_support::time_queued_calls(call, copies, stream, calls, spin, timing).median_us;
+    return last_us;
   }
 };
 
@@ -50,9 +57,12 @@ struct tune_case {
 std::vector<tune_case> tune_reduce_sum32_cases();  ///< int32 and float sums
 std::vector<tune_case> tune_reduce_sum64_cases();  ///< int64 and double sums
 std::vector<tune_case> tune_reduce_max_cases();    ///< float and double max
-std::vector<tune_case> tune_extrema_cases();       ///< max_element: float, double; top_k<2>: float
-std::vector<tune_case> tune_top_k_cases();         ///< top_k<8>, top_k<32>: float
-std::vector<tune_case> tune_copy_if_cases();       ///< stable and unordered: int32, double
+std::vector<tune_case> tune_extrema_cases();       ///< max_element: float, double
+std::vector<tune_case> tune_top2_cases();          ///< top_k<2>: float
+std::vector<tune_case> tune_top_k8_cases();        ///< top_k<8>: float
+std::vector<tune_case> tune_top_k32_cases();       ///< top_k<32>: float
+std::vector<tune_case> tune_copy_if_stable_cases();     ///< stable copy_if: int32, double
+std::vector<tune_case> tune_copy_if_unordered_cases();  ///< unordered copy_if: int32, double
 
 // --- the candidates -------------------------------------------------------------------
 

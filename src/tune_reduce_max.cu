@@ -9,7 +9,6 @@ namespace {
 struct double_max {
   using T = double;
   static constexpr const char* name = "double_max";
-  static constexpr const char* description = "double max, init -inf, data uniform in [0, 1)";
   static constexpr double rel_tol = 0;  // exact
   static T init() { return -std::numeric_limits<double>::infinity(); }
   static tally::maximum<T> tally_op() { return {}; }

@@ -8,7 +8,6 @@ namespace {
 
 struct int64_sum : tally_support::reduce_cases::sum_case<std::int64_t> {
   static constexpr const char* name = "int64_sum";
-  static constexpr const char* description = "int64 sum, data hash(i) % 4";
   static constexpr double rel_tol = 0;  // exact
   static void fill(T* p, std::size_t n) { tally_support::fill_hash_mod(p, n); }
 };

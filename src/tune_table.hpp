@@ -43,7 +43,7 @@ struct tune_measurement {
 struct tune_rule {
   int max_log2_n = 62;  ///< 62: any n (tuning::any_n)
   tune_config config;
-  std::string evidence;  ///< "2^10: 1.59 us (best of 27: 1.59 us)"
+  std::string evidence;  ///< per size: "2^10 1.59 us", "2^12 1.61 us (fastest atomic 256x8 1.60)"
 };
 
 inline constexpr int tune_any_n = 62;
@@ -84,14 +84,13 @@ inline std::vector<tune_rule> choose_rules(const std::vector<tune_measurement>& 
       for (const auto* m : v)
         if (m->config == current && m->us <= best->us * (1 + tolerance)) kept = m;
     const tune_measurement* chosen = kept ? kept : best;
-    const std::string evidence = "2^" + std::to_string(floor_log2(sizes[i])) + ": " + chosen->config.label() + " " +
-                                 fixed2(chosen->us) + " us (best of " + std::to_string(v.size()) + ": " +
-                                 best->config.label() + " " + fixed2(best->us) + " us)";
+    std::string evidence = "2^" + std::to_string(floor_log2(sizes[i])) + " " + fixed2(chosen->us) + " us";
+    if (chosen != best) evidence += " (fastest " + best->config.label() + " " + fixed2(best->us) + ")";
     // The bucket's upper edge: halfway (in log2) to the next measured size.
     const int edge = i + 1 < sizes.size() ? (floor_log2(sizes[i]) + floor_log2(sizes[i + 1])) / 2 : tune_any_n;
     if (have && chosen->config == current) {
       rules.back().max_log2_n = edge;
-      rules.back().evidence += "; " + evidence;
+      rules.back().evidence += ", " + evidence;
     } else {
       rules.push_back({edge, chosen->config, evidence});
       current = chosen->config;

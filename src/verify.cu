@@ -7,6 +7,7 @@
 #include "args.hpp"
 #include "bench_args.hpp"
 #include "check.hpp"
+#include "fuzz.hpp"
 #include "host_selfcheck.hpp"
 #include "tool_common.hpp"
 
@@ -42,8 +43,17 @@ struct parsed {
   verify_options options;
   std::vector<std::string> algos;  ///< verify's algorithm keys; empty: all
   int device = -1;
+  double fuzz_seconds = 0;        ///< --fuzz: > 0 fuzzes for this long instead of the table
+  std::uint64_t seed = 0;         ///< --seed (0: from the clock)
+  std::uint64_t fuzz_one = 0;     ///< --fuzz-one: replay this case
   bool help = false;
 };
+
+std::uint64_t parse_u64(const std::string& flag, const std::string& value) {
+  if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos || value.size() > 20)
+    throw usage_error(flag + ": expected a non-negative integer, got '" + value + "'");
+  return std::stoull(value);
+}
 
 /// The algorithm keys of `tally verify --algo` (an entry belongs to a key when its
 /// algorithm name starts with the key: "top_k" takes top_k_into<K> and top_k<K>).
@@ -111,6 +121,12 @@ parsed parse(int argc, char** argv) {
       p.algos = parse_verify_algorithms(value);
     } else if (args.take_value("--device", value)) {
       p.device = parse_int_flag("--device", value, 0, 1023);
+    } else if (args.take_value("--fuzz", value)) {
+      p.fuzz_seconds = parse_int_flag("--fuzz", value, 1, 86400);
+    } else if (args.take_value("--seed", value)) {
+      p.seed = parse_u64("--seed", value);
+    } else if (args.take_value("--fuzz-one", value)) {
+      p.fuzz_one = parse_u64("--fuzz-one", value);
     } else if (args.take_switch("--no-timing")) {
       o.timing = false;
     } else if (args.take_switch("--markdown")) {
@@ -213,6 +229,12 @@ void print_verify_help(std::ostream& out) {
          "  --no-timing       check results only\n"
          "  --markdown        print the table as Markdown\n"
          "  --device N        run on CUDA device N (default: CUDA's default device)\n"
+         "  --fuzz SECONDS    differential fuzzing instead of the table: random checks (algorithm,\n"
+         "                    operator, type, data pattern and seed, one backend, a size near a\n"
+         "                    tile boundary) against CUB or the host reference for SECONDS;\n"
+         "                    each failure prints the seed that replays it\n"
+         "  --seed S          the fuzzing run's seed (default: from the clock; printed)\n"
+         "  --fuzz-one SEED   replay the one fuzz case a failure printed\n"
          "  -h, --help        this text\n"
          "\n"
          "checks (data: random, constant, NaN every 1000th item, all +inf, all -inf; for the\n"
@@ -258,6 +280,11 @@ int verify_main(int argc, char** argv) {
       return 2;
     }
   }
+  if ((e != cudaSuccess || devices == 0) && (p.fuzz_seconds > 0 || p.fuzz_one != 0)) {
+    std::cerr << "tally verify: fuzzing needs a CUDA device ("
+              << (e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount found 0 devices") << ")\n";
+    return 1;
+  }
   if (e != cudaSuccess || devices == 0) {
     std::cout << "tally verify: no CUDA device ("
               << (e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount found 0 devices")
@@ -265,6 +292,11 @@ int verify_main(int argc, char** argv) {
     return run_host_selfcheck(std::cout, p.options.markdown);
   }
   try {
+    if (p.fuzz_one != 0) return run_fuzz_case(p.fuzz_one, p.options);
+    if (p.fuzz_seconds > 0) {
+      ts::require_device();
+      return run_fuzz(p.fuzz_seconds, p.seed, p.options);
+    }
     return run_device_checks(p.options, p.algos);
   } catch (const std::exception& ex) {
     std::cerr << "tally verify: " << ex.what() << "\n";

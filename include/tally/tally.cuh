@@ -11,3 +11,4 @@
 #include <tally/max_element.cuh>
 #include <tally/top_k.cuh>
 #include <tally/copy_if.cuh>
+#include <tally/memory.cuh>

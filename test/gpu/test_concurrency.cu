@@ -380,6 +380,7 @@ TEST_CASE("8 threads x 4 streams call every algorithm at once: right answers, no
       const std::vector<cudaStream_t> streams{stream};
       for (int b = 0; b < 4; ++b) run_round(one, streams, b, "warm-up", log);
     }
+    tally::release_scratch(stream);
     TT_CUDA(cudaStreamSynchronize(stream));
     TT_CUDA(cudaStreamDestroy(stream));
     for (const std::string& m : log.messages()) tt::report(false, m);
@@ -430,6 +431,12 @@ TEST_CASE("8 threads x 4 streams call every algorithm at once: right answers, no
       gate.arrive_and_wait(2);
 
       for (cudaStream_t s : streams) {
+        // tally keeps a scratch block per stream until it is released (<tally/memory.cuh>).
+        try {
+          tally::release_scratch(s);
+        } catch (const std::exception& e) {
+          log.add(who + ": tally::release_scratch failed: " + e.what());
+        }
         const cudaError_t status = cudaStreamSynchronize(s);
         const cudaError_t destroyed = cudaStreamDestroy(s);
         if (status != cudaSuccess || destroyed != cudaSuccess)

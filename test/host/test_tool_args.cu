@@ -98,7 +98,7 @@ TEST_CASE("tally bench: bad arguments are usage errors that say what is wrong") 
 TEST_CASE("tally tune: defaults, options and errors") {
   const auto d = tune("");
   CHECK(d.sizes.size() == 10);
-  CHECK(d.loops == 3);
+  CHECK(d.loops == 5);
   CHECK(d.tolerance == doctest::Approx(0.02));
   CHECK(d.out.empty());
   const auto o = tune("--algo extrema,top_k8 --type double --out t.cuh --tolerance 5 --sizes 2^10,2^20 --device 0");

@@ -22,7 +22,8 @@
 // calls (scratch_use::tile_status below).
 //
 // The blocks are small (O(grid) for the reductions, O(n / 4096) words for copy_if) and
-// live until the process ends.
+// live until the process ends, or until tally::release_scratch(stream) frees a stream's
+// (a program that creates and destroys many streams calls it before cudaStreamDestroy).
 
 #include <tally/detail/cuda_check.cuh>
 #include <tally/detail/device_context.cuh>
@@ -179,6 +180,24 @@ class scratch_lease {
   scratch_view view_{};
   unsigned int status_epoch_ = 0;
 };
+
+/// Frees the block cached for `stream` on the current device, in stream order (after the
+/// work queued there); the next call on the stream allocates a new one. See
+/// tally::release_scratch.
+inline void release_stream_scratch(cudaStream_t stream) {
+  int device = 0;
+  check(cudaGetDevice(&device), "tally::release_scratch", "cannot get the current device");
+  unsigned long long stream_id = 0;
+  check(cudaStreamGetId(stream, &stream_id), "tally::release_scratch", "invalid stream");
+  if (device < 0 || device >= max_cached_devices) return;
+  std::lock_guard<std::mutex> lock(the_scratch_registry().mutex);
+  auto& entries = the_scratch_registry().entries[device];
+  const auto it = entries.find(stream_id);
+  if (it == entries.end()) return;
+  if (it->second.memory)
+    check(cudaFreeAsync(it->second.memory, stream), "tally::release_scratch", "cannot free scratch memory");
+  entries.erase(it);
+}
 
 /// A per-thread pinned, device-mapped host buffer for the synchronous entry points: the
 /// kernel writes the result straight into host memory, so returning it costs no copy.

@@ -1,6 +1,5 @@
-// `tally tune`: top_k<8> and top_k<32> on float (top_k rules for lists of 8 and 32):
-// threads {128, 256, 512} x items {4, 8, 16} x the merge (shuffles or the shared-memory
-// tree), checked against CUB's stable sort.
+// `tally tune`: top_k<2> on packed keys (reduce_op_class top2: float; top_k<1> takes the
+// same rules), checked against CUB's stable sort.
 
 #include "tune_case.cuh"
 
@@ -18,33 +17,32 @@ namespace {
 
 namespace ts = tally_support;
 namespace b = tally::backend;
-using top_k_threads = std::integer_sequence<int, 128, 256, 512>;
-#define TALLY_TUNE_TOP_K_ITEMS 4, 8, 16
 
-template <int K>
-tune_case top_k_case(int sort_key) {
+tune_case top2_case() {
   using Case = ts::top_k_cases::float_top_k;
   tune_case c;
-  c.table = "top_k";
-  c.algorithm = "top_k" + std::to_string(K);
+  c.table = "reduce";
+  c.algorithm = "top_k2";
   c.type = "float";
-  c.key = std::to_string(K);
-  c.label = "float top_k<" + std::to_string(K) + ">";
-  c.sort_key = sort_key;
-  c.configs = candidate_configs<top_k_threads, TALLY_TUNE_TOP_K_ITEMS>(b::warp_shuffle, b::shared_memory);
+  c.key = "reduce_op_class::top2, 4";
+  c.label = "float top_k<2>";
+  c.sort_key = 7;
+  c.configs = candidate_configs<reduce_threads, TALLY_TUNE_REDUCE_ITEMS>(b::atomic, b::shared_memory, b::warp_shuffle);
   c.run = [](std::uint64_t n, tune_env& env) {
     ts::top_k_input<Case> s(n, env.stream);
-    const int count = n < std::uint64_t(K) ? int(n) : K;
-    measure_candidates<top_k_threads, TALLY_TUNE_TOP_K_ITEMS>(
+    const int count = n < 2 ? int(n) : 2;
+    measure_candidates<reduce_threads, TALLY_TUNE_REDUCE_ITEMS>(
         env, s.in.count(),
         [&] {
           s.values_out.memset(0xff);
           s.indices_out.memset(0xff);
         },
         [&](const auto& policy, int k) {
-          tally::top_k_into<K>(policy, s.in.copy(k), s.in.copy(k) + n, s.values_out.data(), s.indices_out.data());
+          tally::top_k_into<2>(policy, s.in.copy(k), s.in.copy(k) + n, s.values_out.data(), s.indices_out.data());
         },
         [&] {
+          // to_host() copies on the legacy stream, which does not wait for ours.
+          TALLY_SUPPORT_CHECK(cudaStreamSynchronize(env.stream));
           const auto values = s.values_out.to_host();
           const auto indices = s.indices_out.to_host();
           for (int i = 0; i < count; ++i)
@@ -53,13 +51,13 @@ tune_case top_k_case(int sort_key) {
               return "entry " + std::to_string(i) + " differs from CUB's sort";
           return std::string();
         },
-        b::warp_shuffle, b::shared_memory);
+        b::atomic, b::shared_memory, b::warp_shuffle);
   };
   return c;
 }
 
 }  // namespace
 
-std::vector<tune_case> tune_top_k_cases() { return {top_k_case<8>(8), top_k_case<32>(32)}; }
+std::vector<tune_case> tune_top2_cases() { return {top2_case()}; }
 
 }  // namespace tally_tool

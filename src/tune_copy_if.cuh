@@ -1,7 +1,9 @@
-// `tally tune`: copy_if, stable and unordered, on int32 (50% selected) and on double
-// (copy_if rules for 4- and 8-byte values): threads {128, 256, 512} x items {8, 16}
-// (4-byte) or {4, 8} (8-byte) x the block scan (shuffles or shared memory), checked
-// against CUB DeviceSelect::If (in order, or as multisets for unordered).
+#pragma once
+// The copy_if cases of `tally tune` (tune_copy_if_stable.cu, tune_copy_if_unordered.cu):
+// int32 (50% selected) and double (copy_if rules for 4- and 8-byte values), threads
+// {128, 256, 512} x items {8, 16} (4-byte) or {4, 8} (8-byte) x the block scan (shuffles
+// or shared memory), checked against CUB DeviceSelect::If (in order, or as multisets for
+// unordered).
 
 #include "tune_case.cuh"
 
@@ -14,7 +16,7 @@
 #include <vector>
 
 namespace tally_tool {
-namespace {
+namespace tune_copy_if_detail {
 
 namespace ts = tally_support;
 namespace b = tally::backend;
@@ -66,12 +68,13 @@ tune_case copy_if_case(const char* type, int sort_key) {
   return c;
 }
 
-}  // namespace
-
-std::vector<tune_case> tune_copy_if_cases() {
+/// The stable or the unordered cases.
+template <bool Unordered>
+std::vector<tune_case> cases() {
   namespace cc = ts::copy_if_cases;
-  return {copy_if_case<cc::int32_50, false, 8, 16>("int32", 0), copy_if_case<double_50, false, 4, 8>("double", 1),
-          copy_if_case<cc::int32_50, true, 8, 16>("int32", 2), copy_if_case<double_50, true, 4, 8>("double", 3)};
+  return {copy_if_case<cc::int32_50, Unordered, 8, 16>("int32", Unordered ? 2 : 0),
+          copy_if_case<double_50, Unordered, 4, 8>("double", Unordered ? 3 : 1)};
 }
 
+}  // namespace tune_copy_if_detail
 }  // namespace tally_tool

@@ -1,0 +1,8 @@
+// `tally tune`: top_k<32> on float (the top_k rules for lists of up to 32 entries).
+#include "tune_top_k.cuh"
+
+namespace tally_tool {
+
+std::vector<tune_case> tune_top_k32_cases() { return {tune_top_k_detail::top_k_case<32>(32)}; }
+
+}  // namespace tally_tool
