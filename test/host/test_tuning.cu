@@ -74,7 +74,9 @@ TEST_CASE("reduce table: sm_80, newer and older architectures") {
 
 TEST_CASE("reduce table: the lookup is usable at compile time") {
   constexpr reduce_config config = select_reduce(90, reduce_op_class::integer_sum, 4, 1 << 24);
-  static_assert(config.threads == 512 && config.items_per_thread == 16, "sm_90 large-n shape");
+  static_assert(config.threads % 32 == 0 && config.threads <= 1024 && config.items_per_thread >= 1,
+                "a launch shape, known at compile time");
+  // Large sums run on the atomic backend on sm_90 (one atomic per block, no last-block pass).
   CHECK(config.backend == backend_id::atomic);
 }
 
