@@ -14,6 +14,9 @@
 ///
 ///     tally::release_scratch(stream);   // stream-ordered: after the work queued there
 ///     cudaStreamDestroy(stream);
+///
+/// and `tally::release_scratch()` frees them all (at the end of a program that checks for
+/// leaks, or before cudaDeviceReset).
 
 #include <tally/detail/scratch.cuh>
 
@@ -24,5 +27,11 @@ TALLY_NAMESPACE_BEGIN
 /// tally has none for it. The next tally call on the stream allocates a new block.
 /// Throws tally::cuda_error for an invalid stream.
 inline void release_scratch(cudaStream_t stream) { detail::release_stream_scratch(stream); }
+
+/// Frees every scratch block tally keeps, on every device, with cudaFree, which waits for
+/// the work on the device first (so: not on a hot path). For the end of a program that
+/// checks for leaks (compute-sanitizer --leak-check full), or before cudaDeviceReset.
+/// Later calls allocate new blocks. Throws tally::cuda_error when CUDA fails.
+inline void release_scratch() { detail::release_all_scratch(); }
 
 TALLY_NAMESPACE_END

@@ -199,6 +199,23 @@ inline void release_stream_scratch(cudaStream_t stream) {
   entries.erase(it);
 }
 
+/// Frees every cached block on every device, with cudaFree (which waits for the work on
+/// the device first): the streams they were made on may be gone. See tally::release_scratch.
+inline void release_all_scratch() {
+  std::lock_guard<std::mutex> lock(the_scratch_registry().mutex);
+  int current = 0;
+  check(cudaGetDevice(&current), "tally::release_scratch", "cannot get the current device");
+  for (int device = 0; device < max_cached_devices; ++device) {
+    auto& entries = the_scratch_registry().entries[device];
+    if (entries.empty()) continue;
+    check(cudaSetDevice(device), "tally::release_scratch", "cannot select the device");
+    for (auto& [id, entry] : entries)
+      if (entry.memory) check(cudaFree(entry.memory), "tally::release_scratch", "cannot free scratch memory");
+    entries.clear();
+  }
+  check(cudaSetDevice(current), "tally::release_scratch", "cannot select the device");
+}
+
 /// A per-thread pinned, device-mapped host buffer for the synchronous entry points: the
 /// kernel writes the result straight into host memory, so returning it costs no copy.
 /// Per thread, because the caller waits for its own stream and reads it right after.

@@ -48,7 +48,9 @@ class block_reduce {
         __syncwarp();
       }
     }
-    return storage_.values[0];  // meaningful in thread 0
+    // Only thread 0 reads the root: it is final there after warp 0's last __syncwarp,
+    // while a thread of another warp reading it now would race with warp 0's writes.
+    return tid == 0 ? storage_.values[0] : value;  // meaningful in thread 0
   }
 
  private:
