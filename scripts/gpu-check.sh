@@ -12,6 +12,10 @@
 #   --build-dir DIR   build directory (default: build/gpu)
 #   --filter REGEX    run only the CTest tests matching REGEX (ctest -R)
 #   --targets "A B"   build only these targets (e.g. when device time is short)
+#   --fuzz SECONDS    also run `tally verify --fuzz SECONDS` (differential fuzzing)
+#   --sanitize        also run scripts/sanitize.sh (compute-sanitizer) over the GPU tests
+# With the benchmarks, `tally bench --json` (every algorithm, 2^10..2^28) and `tally plot`
+# run too: bench.json, bench.md and charts/ in the log directory.
 # environment:
 #   TALLY_BENCH_ARGS  extra arguments for every benchmark binary (word-split),
 #                     e.g. TALLY_BENCH_ARGS='--benchmark_filter=int32'
@@ -27,6 +31,8 @@ build=1
 build_dir=build/gpu
 filter=""
 targets=()
+fuzz=0
+sanitize=0
 while (($#)); do
   case "$1" in
     --tests-only) run_bench=0 ;;
@@ -37,6 +43,9 @@ while (($#)); do
     --filter) [ $# -ge 2 ] || { usage >&2; exit 2; }; filter=$2; shift ;;
     --filter=*) filter=${1#*=} ;;
     --targets) [ $# -ge 2 ] || { usage >&2; exit 2; }; read -r -a targets <<<"$2"; shift ;;
+    --fuzz) [ $# -ge 2 ] || { usage >&2; exit 2; }; fuzz=$2; shift ;;
+    --fuzz=*) fuzz=${1#*=} ;;
+    --sanitize) sanitize=1 ;;
     -h | --help) usage; exit 0 ;;
     *) echo "unknown option: $1" >&2; usage >&2; exit 2 ;;
   esac
@@ -138,6 +147,23 @@ if ((run_tests)); then
   fi
 fi
 
+fuzz_line="not run"
+if ((run_tests && fuzz > 0)); then
+  step "tally verify --fuzz $fuzz"
+  "$build_dir/tally" verify --fuzz "$fuzz" 2>&1 | tee "$log_dir/fuzz.log"
+  fuzz_rc=${PIPESTATUS[0]}
+  fuzz_line="$(grep '^fuzz:' "$log_dir/fuzz.log" | tail -n 1) [exit $fuzz_rc]"
+  ((fuzz_rc == 0)) || failed+=("fuzz")
+fi
+sanitize_lines="not run"
+if ((run_tests && sanitize)); then
+  step "sanitize"
+  "$root/scripts/sanitize.sh" --build-dir "$build_dir" --out "$log_dir" 2>&1 | tee "$log_dir/sanitize.log"
+  sanitize_rc=${PIPESTATUS[0]}
+  sanitize_lines=$(grep -E '^(memcheck|racecheck|synccheck|initcheck):' "$log_dir/sanitize.log")
+  ((sanitize_rc == 0)) || failed+=("sanitize")
+fi
+
 # --- benchmarks -----------------------------------------------------------------------
 # Each bench_* binary runs in the log directory, so the Markdown tables it writes to a
 # relative path (bench_reduce's default is bench_reduce.md) land there. A benchmark that
@@ -170,6 +196,13 @@ if ((run_bench)); then
     tables+=("${written[@]}")
   done
   rm -f "$marker"
+  step "tally bench"
+  if "$build_dir/tally" bench --json "$log_dir/bench.json" --markdown --no-progress > "$log_dir/bench.md"; then
+    tables+=("$log_dir/bench.md")
+    "$build_dir/tally" plot "$log_dir/bench.json" -o "$log_dir/charts" || echo "tally plot failed (matplotlib?)"
+  else
+    failed+=("tally bench")
+  fi
 fi
 
 # --- summary (last) -------------------------------------------------------------------
@@ -180,6 +213,8 @@ echo "commit:  $commit"
 if ((run_tests)); then
   echo "ctest:   $ctest_summary"
   echo "verify:  $verify_line"
+  ((fuzz > 0)) && echo "fuzz:    $fuzz_line"
+  ((sanitize)) && echo "$sanitize_lines" | sed 's/^/sanitize: /'
 fi
 if ((run_bench)); then
   if ((${#tables[@]})); then

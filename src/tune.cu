@@ -74,6 +74,9 @@ void print_help(std::ostream& out) {
          "  --loops N        timed loops per figure (default 5)\n"
          "  --tolerance P    keep the previous bucket's choice while it is within P% of the\n"
          "                   fastest (default 2): fewer rules, fewer kernels in `automatic`\n"
+         "  --max-configs N  at most N configurations per class (default 3; 0: no limit): each\n"
+         "                   is a kernel compiled into every `automatic` call of that class, so\n"
+         "                   the ones that cost least are dropped (compile time)\n"
          "  --out FILE       the header to write (default: standard output)\n"
          "  --no-progress    no progress bar\n"
          "  --device N       run on CUDA device N\n"
@@ -236,7 +239,7 @@ int run(const tune_options& o) {
       env.record_automatic = [&](double us) { r.automatic_us[n] = us; };
       c.run(n, env);
     }
-    r.rules = choose_rules(r.ms, o.tolerance);
+    r.rules = choose_rules(r.ms, o.tolerance, o.max_configs);
   }
   bar.finish();
   TALLY_SUPPORT_CHECK(cudaStreamDestroy(stream));
@@ -303,7 +306,7 @@ int run(const tune_options& o) {
         for (auto n : o.sizes) s += (s.empty() ? "" : ", ") + ts::size_label(n);
         return s;
       }() + "; a choice is kept while within " + std::to_string(int(o.tolerance * 100 + 0.5)) +
-      "% of the fastest.\n" + "searched: " + searched + ".\n" +
+      "% of the fastest; at most " + std::to_string(o.max_configs) + " configurations per class.\n" + "searched: " + searched + ".\n" +
       "Rows without a measurement comment were kept from the tables compiled into the tool.";
   const std::string header = tuning_header(provenance, {table_text("reduce_rule", "reduce_" + suffix, reduce),
                                                         table_text("top_k_rule", "top_k_" + suffix, top_k),

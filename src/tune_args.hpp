@@ -16,6 +16,7 @@ struct tune_options {
   int loops = 5;
   int device = -1;
   double tolerance = 0.02;           ///< keep the previous size's choice within this of the best
+  int max_configs = 3;               ///< at most this many configurations per class (0: any)
   bool progress = true;
   bool help = false;
 };
@@ -45,6 +46,7 @@ inline tune_options parse_tune_args(int argc, char** argv) {
     else if (args.take_value("--loops", value)) o.loops = parse_int_flag("--loops", value, 1, 100);
     else if (args.take_value("--device", value)) o.device = parse_int_flag("--device", value, 0, 1023);
     else if (args.take_value("--tolerance", value)) o.tolerance = parse_int_flag("--tolerance", value, 0, 50) / 100.0;
+    else if (args.take_value("--max-configs", value)) o.max_configs = parse_int_flag("--max-configs", value, 0, 64);
     else if (args.take_switch("--no-progress")) o.progress = false;
     else {
       const std::string a = args.current();

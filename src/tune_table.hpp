@@ -9,7 +9,9 @@
 // `tolerance` of the fastest at the size (fewer rules, fewer kernels compiled into
 // `automatic`), else takes the fastest; consecutive sizes with one choice make one rule.
 // A rule measured at 2^a, followed by a size 2^b, covers n up to 2^((a + b) / 2); the
-// last covers every n.
+// last covers every n. With a limit on the configurations a case may use (each is a
+// kernel compiled into every `automatic` call site), the ones that cost least are
+// dropped first.
 
 #include <algorithm>
 #include <cmath>
@@ -64,12 +66,26 @@ inline std::string fixed2(double x) {
   return buf;
 }
 
-/// The rules for one case from its measurements (see the file comment). Sizes where no
-/// candidate succeeded are skipped. Empty when nothing succeeded.
-inline std::vector<tune_rule> choose_rules(const std::vector<tune_measurement>& ms, double tolerance = 0.02) {
+/// The configurations `rules` use, each once.
+inline std::vector<tune_config> configs_of(const std::vector<tune_rule>& rules) {
+  std::vector<tune_config> out;
+  for (const auto& r : rules)
+    if (std::find(out.begin(), out.end(), r.config) == out.end()) out.push_back(r.config);
+  return out;
+}
+
+inline bool allowed(const std::vector<tune_config>* only, const tune_config& c) {
+  return only == nullptr || std::find(only->begin(), only->end(), c) != only->end();
+}
+
+/// The rules for one case from its measurements (see the file comment), among the
+/// configurations in `only` (null: all). Sizes where no allowed candidate succeeded are
+/// skipped. Empty when nothing succeeded.
+inline std::vector<tune_rule> choose_rules_among(const std::vector<tune_measurement>& ms, double tolerance,
+                                                 const std::vector<tune_config>* only) {
   std::map<std::uint64_t, std::vector<const tune_measurement*>> by_n;
   for (const auto& m : ms)
-    if (m.ok && m.us > 0) by_n[m.n].push_back(&m);
+    if (m.ok && m.us > 0 && allowed(only, m.config)) by_n[m.n].push_back(&m);
   std::vector<tune_rule> rules;
   std::vector<std::uint64_t> sizes;
   for (const auto& [n, v] : by_n) sizes.push_back(n);
@@ -98,6 +114,44 @@ inline std::vector<tune_rule> choose_rules(const std::vector<tune_measurement>& 
     }
   }
   return rules;
+}
+
+/// choose_rules with at most `max_configs` distinct configurations (0: no limit): every
+/// configuration is a kernel that `automatic` compiles into each call site, so a table
+/// trades a few percent at some sizes for compile time. While there are too many, the
+/// one whose loss costs least (the sum over sizes of the relative slowdown of the best
+/// remaining one) is dropped; then the rules are chosen again among the rest.
+inline std::vector<tune_rule> choose_rules(const std::vector<tune_measurement>& ms, double tolerance = 0.02,
+                                           int max_configs = 0) {
+  std::vector<tune_rule> rules = choose_rules_among(ms, tolerance, nullptr);
+  std::vector<tune_config> kept = configs_of(rules);
+  if (max_configs <= 0 || int(kept.size()) <= max_configs) return rules;
+  std::map<std::uint64_t, double> fastest;  // per size, over every candidate
+  for (const auto& m : ms)
+    if (m.ok && m.us > 0 && (!fastest.count(m.n) || m.us < fastest[m.n])) fastest[m.n] = m.us;
+  auto cost = [&](const std::vector<tune_config>& set) {
+    double total = 0;
+    for (const auto& [n, best] : fastest) {
+      double here = 0;
+      for (const auto& m : ms)
+        if (m.n == n && m.ok && m.us > 0 && allowed(&set, m.config) && (here == 0 || m.us < here)) here = m.us;
+      if (here == 0) return 1e300;  // a size nothing in the set can run
+      total += here / best - 1;
+    }
+    return total;
+  };
+  while (int(kept.size()) > max_configs) {
+    std::size_t drop = 0;
+    double drop_cost = 1e301;
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+      std::vector<tune_config> without = kept;
+      without.erase(without.begin() + std::ptrdiff_t(i));
+      const double c = cost(without);
+      if (c < drop_cost) drop_cost = c, drop = i;
+    }
+    kept.erase(kept.begin() + std::ptrdiff_t(drop));
+  }
+  return choose_rules_among(ms, tolerance, &kept);
 }
 
 /// C++ text of a backend_id.

@@ -101,6 +101,8 @@ TEST_CASE("tally tune: defaults, options and errors") {
   CHECK(d.loops == 5);
   CHECK(d.tolerance == doctest::Approx(0.02));
   CHECK(d.out.empty());
+  CHECK(d.max_configs == 3);
+  CHECK(tune("--max-configs 0").max_configs == 0);
   const auto o = tune("--algo extrema,top_k8 --type double --out t.cuh --tolerance 5 --sizes 2^10,2^20 --device 0");
   // extrema expands to the tuned members only (min_element takes max_element's rules).
   CHECK(o.algos == std::vector<std::string>{"max_element", "top_k8"});

@@ -122,6 +122,27 @@ TEST_CASE("tally tune: choose_rules keeps a choice while it is within the tolera
   CHECK(choose_rules({}).empty());
 }
 
+TEST_CASE("tally tune: a limit on the configurations drops the one that costs least") {
+  using tally_tool::choose_rules;
+  using tally_tool::configs_of;
+  using tally_tool::tune_config;
+  using tally_tool::tune_measurement;
+  const tune_config a{"atomic", 256, 4}, b{"atomic", 512, 16}, c{"warp_shuffle", 256, 16};
+  // a wins 2^10, b 2^12, c 2^14; without c, b is 1% slower at 2^14; without b, a is 50% slower at 2^12.
+  const std::vector<tune_measurement> ms = {
+      {1u << 10, a, 1.0, true}, {1u << 10, b, 2.0, true},  {1u << 10, c, 2.0, true},
+      {1u << 12, a, 3.0, true}, {1u << 12, b, 2.0, true},  {1u << 12, c, 2.5, true},
+      {1u << 14, a, 9.0, true}, {1u << 14, b, 4.04, true}, {1u << 14, c, 4.0, true},
+  };
+  CHECK(configs_of(choose_rules(ms, 0.0, 0)).size() == 3);
+  const auto two = choose_rules(ms, 0.0, 2);
+  CHECK(configs_of(two) == std::vector<tune_config>{a, b});
+  REQUIRE(two.size() == 2);
+  CHECK(two[1].max_log2_n == tally_tool::tune_any_n);
+  const auto one = choose_rules(ms, 0.0, 1);
+  CHECK(configs_of(one) == std::vector<tune_config>{b});  // the least total slowdown alone
+}
+
 TEST_CASE("tally tune: the header it writes has the format of tuning/sm90.cuh") {
   using namespace tally_tool;
   const std::string h =
