@@ -4,7 +4,7 @@
 /// Do not edit by hand: run `tally tune --out <this file>` on the GPU instead.
 ///
 /// GPU: NVIDIA H100 80GB HBM3, 132 SMs, sm_90, L2 50 MB, 79 GB, CUDA runtime 13.0, driver 13.0
-/// date: 2026-11-24 08:53 UTC; commit: 5d1e0c0+max-configs; tally 0.1.0
+/// date: 2026-11-24 08:53 UTC; commit: 231a10c with tally tune --max-configs (committed as d649ddc); tally 0.1.0
 /// method: GPU time per call, the median over 5 loops of up to 100 calls queued behind a spin kernel
 /// between CUDA events, inputs rotating over copies that fill 512 MiB; every candidate's result
 /// checked against CUB first.
