@@ -29,12 +29,14 @@
 #   OUT               the default log directory
 #   COMPUTE_SANITIZER the compute-sanitizer binary (default:
 #                     /usr/local/cuda/bin/compute-sanitizer, else the one on PATH)
-#   The programs run with TALLY_SANITIZE=1 (test_determinism.cu then runs smaller sizes
-#   and fewer repetitions).
+#   The programs run with TALLY_SANITIZE=1: the suites' size lists stop at 33 tiles of
+#   4096 + 1 items (test/gpu/common.cuh, max_listed_size), and test_determinism.cu runs
+#   smaller sizes and fewer repetitions.
 #
 # What runs (small sizes):
 #   - never: test_huge_real_memory, test_concurrency and every test_*_huge (gigabytes of
-#     data or many seconds of work at full speed: hours under a sanitizer), and, inside
+#     data or many seconds of work at full speed: hours under a sanitizer),
+#     test_device_errors (its kernels fault and it runs out of memory on purpose), and, inside
 #     the other programs, the doctest test cases matching $exclude_cases (-tce);
 #   - the core list first (one program per algorithm: its misc suite, then the tuned
 #     launch shapes, the atomics, several streams, determinism), then, for memcheck and
@@ -69,7 +71,7 @@ core_programs=(
   test_reduce_streams test_extrema_tuned test_top_k_tuned test_atomic_update test_determinism
 )
 # Never run under a sanitizer (see above).
-excluded_regex='^(test_huge_real_memory|test_concurrency|test_.*_huge)$'
+excluded_regex='^(test_huge_real_memory|test_concurrency|test_device_errors|test_.*_huge)$'
 # Test cases left out inside the programs (doctest -tce): ranges past 2^31 items.
 exclude_cases='*huge*,*2^31*,*2^32*,*2^33*,*more than 2^*'
 

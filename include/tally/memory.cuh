@@ -22,7 +22,7 @@
 
 TALLY_NAMESPACE_BEGIN
 
-/// Frees the scratch block tally keeps for `stream` on the current device, with
+/// Frees the scratch block tally keeps for `stream` (on the stream's device), with
 /// cudaFreeAsync on `stream` (after the work already queued there). Nothing happens when
 /// tally has none for it. The next tally call on the stream allocates a new block.
 /// Throws tally::cuda_error for an invalid stream.

@@ -622,9 +622,7 @@ inline std::vector<long long> copy_if_sizes(long long max_n) {
   for (int i = 0; i < 3; ++i) s.push_back(3 + static_cast<long long>(gen() % 5000));
   for (int i = 0; i < 3; ++i) s.push_back(5000 + static_cast<long long>(gen() % 3000000));
   s.erase(std::remove_if(s.begin(), s.end(), [&](long long n) { return n > max_n; }), s.end());
-  std::sort(s.begin(), s.end());
-  s.erase(std::unique(s.begin(), s.end()), s.end());
-  return s;
+  return listed_sizes(std::move(s));
 }
 
 /// Every selectivity x policy of the set x form on one data set against CUB; CUB against

@@ -499,9 +499,7 @@ inline std::vector<long long> top_k_sizes(std::initializer_list<int> ks) {
   for (int k : ks) s.insert(s.end(), {k - 1LL, k + 0LL, k + 1LL, 2LL * k + 1});
   s.insert(s.end(), {511, 512, 513, 2047, 2048, 2049, 8191, 8192, 8193, 65539, (1 << 20) + 3, 3000017});
   s.erase(std::remove_if(s.begin(), s.end(), [](long long n) { return n < 0; }), s.end());
-  std::sort(s.begin(), s.end());
-  s.erase(std::unique(s.begin(), s.end()), s.end());
-  return s;
+  return listed_sizes(std::move(s));
 }
 
 /// Every size x pattern (extrema_patterns_for: the reduce suite's, all +-inf and constant

@@ -181,12 +181,15 @@ class scratch_lease {
   unsigned int status_epoch_ = 0;
 };
 
-/// Frees the block cached for `stream` on the current device, in stream order (after the
+/// Frees the block cached for `stream` on the stream's device, in stream order (after the
 /// work queued there); the next call on the stream allocates a new one. See
 /// tally::release_scratch.
 inline void release_stream_scratch(cudaStream_t stream) {
+  // The stream's device, not the current one: a stream made on device 1 and released
+  // while device 0 is current must still find its block (the default streams answer
+  // with the current device).
   int device = 0;
-  check(cudaGetDevice(&device), "tally::release_scratch", "cannot get the current device");
+  check(cudaStreamGetDevice(stream, &device), "tally::release_scratch", "invalid stream");
   unsigned long long stream_id = 0;
   check(cudaStreamGetId(stream, &stream_id), "tally::release_scratch", "invalid stream");
   if (device < 0 || device >= max_cached_devices) return;
