@@ -2,8 +2,12 @@
 // max_element, min_element, minmax_element and top_k on the device return a result and
 // never hang, on every backend, whatever the comparator answers. Which items are picked
 // is unspecified, so the test checks what is promised: each returned position is inside
-// the range, top_k gives min(K, n) distinct indices, and its values are the items found
-// at them (bit for bit: NaN included). A hang fails through CTest's timeout.
+// the range, top_k gives min(K, n) indices with the items found at them as values (bit
+// for bit: NaN included), distinct ones on the backends whose merges only ever swap
+// entries (atomic, warp_shuffle). The shared_memory backend's merge by ranks (and
+// automatic, whose table may pick it) can repeat an index when the comparator is not a
+// strict weak order (docs/reliability.md): counted and reported, not failed. A hang
+// fails through CTest's timeout.
 //
 // Comparators: always true; `<=`; a plain `<` on floats with NaN in the data; an answer
 // that is a hash of both arguments (neither antisymmetric nor transitive).
@@ -41,13 +45,20 @@ bool same_bits(const T& a, const T& b) {
 }
 
 /// Positions must lie in [0, n); top_k's indices distinct, with their items as values.
+/// top_k results with a repeated index, on the backends where that is allowed.
+long long repeated_index_results = 0;
+
 template <class T, class Policy, class Compare>
 void check_calls(const Policy& policy, const tt::dataset<T>& d, const std::vector<T>& host, Compare comp,
-                 const char* comp_name) {
+                 const std::string& comp_name) {
   const long long n = d.n;
   const T* first = d.ptr;
   const T* last = first + n;
-  INFO("comparator=", comp_name, " n=", n, " type=", tt::type_name<T>());
+  const std::string type = tt::type_name<T>();
+  INFO("comparator=", comp_name, " n=", n, " type=", type);
+  using backend = typename Policy::backend_type;
+  constexpr bool swaps_only = std::is_same_v<backend, tally::backend::atomic_t> ||
+                              std::is_same_v<backend, tally::backend::warp_shuffle_t>;
   auto inside = [&](const T* it) { return n == 0 ? it == last : (it >= first && it < last); };
 
   CHECK(inside(tally::max_element(policy, first, last, comp)));
@@ -67,7 +78,9 @@ void check_calls(const Policy& policy, const tt::dataset<T>& d, const std::vecto
                     ": the value is not the item at its index");
     }
     std::sort(seen.begin(), seen.end());
-    CHECK_MESSAGE(std::adjacent_find(seen.begin(), seen.end()) == seen.end(), "top_k<", k, "> repeats an index");
+    const bool distinct = std::adjacent_find(seen.begin(), seen.end()) == seen.end();
+    if (swaps_only) CHECK_MESSAGE(distinct, "top_k<", k, "> repeats an index");
+    else repeated_index_results += !distinct;
   };
   check_top(tally::top_k<4>(policy, first, last, comp), 4);
   // K = 32 (the wide networks) on the automatic backend only: every backend times every
@@ -84,7 +97,8 @@ void run_all() {
       const std::vector<T> host = d.host();
       tt::for_each_backend([&](auto backend) {
         const auto policy = tally::par.with(backend);
-        INFO("backend=", tt::backend_label(backend), " pattern=", tt::pattern_name(p));
+        const std::string where = std::string("backend=") + tt::backend_label(backend) + " pattern=" + tt::pattern_name(p);
+        INFO(where);
         check_calls(policy, d, host, always_true{}, "always true");
         check_calls(policy, d, host, less_equal{}, "<=");
         check_calls(policy, d, host, coin_flip{}, "coin flip");
@@ -94,7 +108,8 @@ void run_all() {
       const tt::dataset<T> d = tt::make_data<T>(n, tt::pattern::with_nan);
       const std::vector<T> host = d.host();
       tt::for_each_backend([&](auto backend) {
-        INFO("backend=", tt::backend_label(backend), " pattern=with_nan");
+        const std::string where = std::string("backend=") + tt::backend_label(backend) + " pattern=with_nan";
+        INFO(where);
         check_calls(tally::par.with(backend), d, host, plain_less{}, "plain < with NaN");
       });
     }
@@ -106,4 +121,6 @@ void run_all() {
 TEST_CASE("a comparator that is not a strict weak order: a result inside the range on every backend, no hang") {
   comparator_contract::run_all<int>();
   comparator_contract::run_all<float>();
+  MESSAGE("top_k results with a repeated index (shared_memory and automatic, allowed): ",
+          comparator_contract::repeated_index_results);
 }
