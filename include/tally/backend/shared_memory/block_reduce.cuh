@@ -39,6 +39,7 @@ class block_reduce {
       if (tid < stride && tid + stride < limit) storage_.values[tid] = op(storage_.values[tid], storage_.values[tid + stride]);
       __syncthreads();
     }
+    T result = value;
     if (tid < 32) {
 #pragma unroll
       for (int stride = (tree_width < 32 ? tree_width : 32) / 2; stride > 0; stride /= 2) {
@@ -47,10 +48,14 @@ class block_reduce {
         if (tid < stride && tid + stride < limit) storage_.values[tid] = op(storage_.values[tid], storage_.values[tid + stride]);
         __syncwarp();
       }
+      // The root is read here, inside warp 0 and after its last __syncwarp. Outside this
+      // block, `tid == 0 ? values[0] : value` let the compiler load values[0] in every
+      // thread (a shared-memory load can't fault, so it may be speculated) and select
+      // afterwards: threads of other warps then read the root while warp 0 still wrote
+      // it, which racecheck reports. Here only warp 0 can execute the load.
+      if (tid == 0) result = storage_.values[0];
     }
-    // Only thread 0 reads the root: it is final there after warp 0's last __syncwarp,
-    // while a thread of another warp reading it now would race with warp 0's writes.
-    return tid == 0 ? storage_.values[0] : value;  // meaningful in thread 0
+    return result;  // meaningful in thread 0
   }
 
  private:
