@@ -678,17 +678,25 @@ inline constexpr int atomic_n = atomic_blocks * atomic_threads;
 /// (scripts/sanitize.sh sets TALLY_SANITIZE=1), where they stop at 33 tiles of 4096 + 1
 /// items: every tile boundary and copy_if's 32-tile look-back window are still crossed,
 /// and the tools, which slow kernels down 10 to 1000 times, finish in minutes.
-inline long long max_listed_size() {
-  static const long long cap = [] {
+inline bool sanitizing() {
+  static const bool on = [] {
     const char* s = std::getenv("TALLY_SANITIZE");
-    return (s && *s && std::strcmp(s, "0") != 0) ? 33LL * 4096 + 1 : LLONG_MAX;
+    return s && *s && std::strcmp(s, "0") != 0;
   }();
-  return cap;
+  return on;
+}
+inline long long max_listed_size() { return sanitizing() ? 33LL * 4096 + 1 : LLONG_MAX; }
+
+/// `s` in its order (for tests where the order of the calls matters), without the sizes
+/// above max_listed_size().
+inline std::vector<long long> capped_sizes(std::vector<long long> s) {
+  s.erase(std::remove_if(s.begin(), s.end(), [](long long n) { return n > max_listed_size(); }), s.end());
+  return s;
 }
 
 /// `s` sorted, without duplicates and sizes above max_listed_size().
 inline std::vector<long long> listed_sizes(std::vector<long long> s) {
-  s.erase(std::remove_if(s.begin(), s.end(), [](long long n) { return n > max_listed_size(); }), s.end());
+  s = capped_sizes(std::move(s));
   std::sort(s.begin(), s.end());
   s.erase(std::unique(s.begin(), s.end()), s.end());
   return s;

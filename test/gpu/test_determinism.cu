@@ -24,10 +24,7 @@
 
 namespace determinism_test {
 
-bool sanitizing() {
-  const char* s = std::getenv("TALLY_SANITIZE");
-  return s && *s && std::string(s) != "0";
-}
+using tt::sanitizing;
 int runs() { return sanitizing() ? 5 : 100; }
 std::vector<long long> sum_sizes() {
   if (sanitizing()) return {1, 33, 4097, 65537};

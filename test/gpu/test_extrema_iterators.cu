@@ -26,7 +26,7 @@ TEST_CASE_TEMPLATE("extrema through device_ptr, transform and reverse iterators"
   tt::failure_budget budget;
   const auto policy = tally::par.with(B{});
   const std::string b = std::string("backend=") + tt::backend_label(B{});
-  for (long long n : {0LL, 1LL, 2LL, 31LL, 33LL, 1025LL, 4097LL, 65537LL, (1LL << 20) + 1, (1LL << 22) + 3}) {
+  for (long long n : tt::listed_sizes({0, 1, 2, 31, 33, 1025, 4097, 65537, (1LL << 20) + 1, (1LL << 22) + 3})) {
     for (int offset : {0, 1}) {
       INFO("n=", n, " offset=", offset);
       const auto f = tt::make_ties<float>(n, offset);
@@ -54,7 +54,7 @@ TEST_CASE_TEMPLATE("extrema through counting and constant iterators", B, TT_BACK
   tt::failure_budget budget;
   const auto policy = tally::par.with(B{});
   const std::string b = std::string("backend=") + tt::backend_label(B{});
-  for (long long n : {0LL, 1LL, 2LL, 31LL, 33LL, 1025LL, 4097LL, 65537LL, (1LL << 20) + 1, (1LL << 26) + 3}) {
+  for (long long n : tt::listed_sizes({0, 1, 2, 31, 33, 1025, 4097, 65537, (1LL << 20) + 1, (1LL << 26) + 3})) {
     INFO("n=", n);
     const thrust::counting_iterator<int> count(10);
     tt::check_all_forms(policy, count, n, tally::less<>{}, n > 0 ? n - 1 : 0LL, 0LL, b + " counting_iterator<int>");

@@ -15,7 +15,7 @@ void into_both(const Policy& policy, It first, long long n, Out max_out, Out min
   TT_CUDA(cudaStreamSynchronize(tt::test_stream()));
 }
 
-const std::vector<long long> output_sizes{1, 33, 4097, 65537, (1LL << 20) + 1, (1LL << 22) + 3};
+const std::vector<long long> output_sizes = tt::listed_sizes({1, 33, 4097, 65537, (1LL << 20) + 1, (1LL << 22) + 3});
 
 /// An index output of type Index between guard items, in device memory.
 template <class Index>

@@ -41,7 +41,7 @@ void check_repeatable_sum(const Policy& policy, const tt::dataset<T>& d, const c
 template <class T>
 void check_deterministic_sums() {
   tt::failure_budget budget;
-  for (long long n : {1LL, 2LL, 33LL, 4097LL, 65537LL, 1000003LL, (1LL << 20) + 1, 1LL << 22, (1LL << 24) + 7}) {
+  for (long long n : tt::listed_sizes({1, 2, 33, 4097, 65537, 1000003, (1LL << 20) + 1, 1LL << 22, (1LL << 24) + 7})) {
     for (tt::pattern p : {tt::pattern::random, tt::pattern::sorted}) {
       const auto d = tt::make_data<T>(n, p);
       tt::for_each_non_atomic_backend([&](auto backend) {
@@ -63,7 +63,7 @@ TEST_CASE("deterministic(): double sums are bitwise repeatable") { check_determi
 TEST_CASE_TEMPLATE("deterministic(): exact reductions on every backend, the atomic one included", B, TT_BACKENDS) {
   tt::failure_budget budget;
   const auto policy = tally::par.with(B{}).deterministic();
-  for (long long n : {1LL, 4097LL, 65537LL, (1LL << 22) + 1}) {
+  for (long long n : tt::listed_sizes({1, 4097, 65537, (1LL << 22) + 1})) {
     INFO("backend=", tt::backend_label(B{}), " n=", n);
     const tt::exact_case c = tt::make_exact_case(n, /*offset=*/0, /*int_init=*/0);
     for (tt::run_mode mode : tt::run_modes) {

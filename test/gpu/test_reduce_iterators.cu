@@ -14,7 +14,8 @@
 // nvcc warns about (#1407-D) when a template argument has internal linkage.
 namespace iterator_test {
 
-const std::vector<long long> iterator_sizes{0, 1, 2, 31, 33, 1025, 4095, 4097, 65537, (1 << 20) + 1, (1 << 22) + 3};
+const std::vector<long long> iterator_sizes =
+    tt::listed_sizes({0, 1, 2, 31, 33, 1025, 4095, 4097, 65537, (1 << 20) + 1, (1 << 22) + 3});
 
 /// (i * i) % 1000 - 500: a deterministic, non-monotonic function of the index.
 struct square_mod {

@@ -123,7 +123,7 @@ TEST_CASE("reduce: the convenience overloads and their result types") {
 
 TEST_CASE("reduce: the accumulator is the type of init (int8 items summed as long long and as int8)") {
   tt::failure_budget budget;
-  for (long long n : {1LL, 1000LL, 65537LL, (1LL << 22) + 5}) {
+  for (long long n : tt::listed_sizes({1, 1000, 65537, (1LL << 22) + 5})) {
     INFO("n=", n);
     const auto d = tt::make_data<std::int8_t>(n, tt::pattern::wide);  // -128..127: an int8 sum wraps
     const long long wide_sum = tt::cub_reduce(d.ptr, n, 0LL, tt::ref_plus<long long>{});
@@ -180,7 +180,7 @@ TEST_CASE_TEMPLATE("reduce_into: many calls back to back on one stream, and on t
   const auto p = tally::par.with(B{});
   cudaStream_t second = nullptr;
   TT_CUDA(cudaStreamCreateWithFlags(&second, cudaStreamNonBlocking));
-  const std::vector<long long> sizes{1, 33, 4097, 65537, 1000003, 4096 * 300, 17, (1 << 22) + 1};
+  const std::vector<long long> sizes = tt::capped_sizes({1, 33, 4097, 65537, 1000003, 4096 * 300, 17, (1 << 22) + 1});
   std::vector<tt::dataset<int>> inputs;
   std::vector<long long> expected;
   for (std::size_t k = 0; k < sizes.size(); ++k) {
@@ -232,7 +232,7 @@ TEST_CASE("reduce: extended __host__ __device__ lambdas as operators") {
     const int ua = a < 0 ? -a : a, ub = b < 0 ? -b : b;
     return ua < ub ? ub : ua;
   };
-  for (long long n : {1LL, 2LL, 33LL, 4097LL, 65537LL, (1LL << 20) + 1, (1LL << 22) + 3}) {
+  for (long long n : tt::listed_sizes({1, 2, 33, 4097, 65537, (1LL << 20) + 1, (1LL << 22) + 3})) {
     INFO("n=", n);
     const auto u = tt::make_data<std::uint32_t>(n, tt::pattern::wide);
     const auto hu = u.host();
