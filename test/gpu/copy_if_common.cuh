@@ -608,8 +608,17 @@ void for_each_policy(two_policies, F&& f) {
 /// 0, 1, 2, warp sizes, the tiles of the default shapes (256 threads x 16, 8, 4 or 2
 /// items: 4096, 2048, 1024 and 512 items) and of tune<128, 4> (512) with their neighbours, 32 and 33
 /// tiles (the look-back window), powers of two and neighbours up to 2^24, and a few
-/// seeded random sizes; none above max_n.
+/// seeded random sizes; none above max_n. Under TALLY_SANITIZE a thinner list within
+/// 33 tiles + 1 (empty, warp and tile boundaries of the 512- and 4096-item tiles, one and
+/// two tiles, the look-back window): racecheck takes about a second per launch, and the
+/// full list is about 2000 launches per suite.
 inline std::vector<long long> copy_if_sizes(long long max_n) {
+  if (sanitizing()) {
+    std::vector<long long> s{0,    1,    2,    31,   32,   33,           255,       256,          257, 511,
+                             512,  513,  1237, 4095, 4096, 4097,         2 * 4096 + 1, 32 * 4096, 33 * 4096 + 1};
+    s.erase(std::remove_if(s.begin(), s.end(), [&](long long n) { return n > max_n; }), s.end());
+    return listed_sizes(std::move(s));
+  }
   std::vector<long long> s{0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 255, 256, 257};
   for (long long tile : {512LL, 1024LL, 2048LL, 4096LL}) {
     for (long long m : {1LL, 2LL, 32LL, 33LL}) s.insert(s.end(), {m * tile - 1, m * tile, m * tile + 1});
