@@ -26,6 +26,7 @@
 #include "common.cuh"
 
 #include <cub/device/device_reduce.cuh>
+#include <thrust/iterator/transform_iterator.h>
 #include <cuda/std/cstdint>
 
 #include <iterator>
@@ -35,6 +36,14 @@ namespace tt {
 // ---------------------------------------------------------------------------------------
 // References
 
+/// Items narrower than 4 bytes as int (integers) or float (half, bfloat16): exact, so the
+/// order and the index of the first extremum stay the same.
+template <class V>
+struct widen_item {
+  using W = std::conditional_t<is_16bit_float_v<V>, float, int>;
+  __host__ __device__ W operator()(V x) const { return static_cast<W>(x); }
+};
+
 /// CUB's index of the first largest (Max) or first smallest item of [in, in + n), n >= 1,
 /// on the default stream. CUB compares with plain `<` / `>`: the reference only for data
 /// without NaN (where -0.0 == +0.0 agrees with the library's order too).
@@ -42,19 +51,27 @@ template <bool Max, class In>
 long long cub_arg(In in, long long n) {
   REQUIRE(n >= 1);
   using V = typename std::iterator_traits<In>::value_type;
-  device_buffer<V> value(1);
-  device_buffer<cuda::std::int64_t> index(1);
-  std::size_t bytes = 0;
-  auto call = [&](void* temp) {
-    if constexpr (Max) return cub::DeviceReduce::ArgMax(temp, bytes, in, value.data(), index.data(), n);
-    else return cub::DeviceReduce::ArgMin(temp, bytes, in, value.data(), index.data(), n);
-  };
-  TT_CUDA(call(nullptr));
-  device_buffer<unsigned char> temp(bytes);
-  TT_CUDA(cudaMemset(index.data(), 0xff, sizeof(cuda::std::int64_t)));  // -1: CUB must write it
-  TT_CUDA(call(temp.data()));
-  TT_CUDA(cudaDeviceSynchronize());
-  return static_cast<long long>(index.download()[0]);
+  if constexpr (sizeof(V) < 4) {
+    // CUB reduces cub::KeyValuePair<int, V>, whose padding (3 bytes after an int8, 2 after
+    // an int16 or half) it copies as whole words between its two kernels; compute-sanitizer's
+    // initcheck reports those as reads of uninitialized memory in
+    // DeviceReduceSingleTileKernel (CCCL 3.0.1). Widened items make a pair without padding.
+    return cub_arg<Max>(thrust::make_transform_iterator(in, widen_item<V>{}), n);
+  } else {
+    device_buffer<V> value(1);
+    device_buffer<cuda::std::int64_t> index(1);
+    std::size_t bytes = 0;
+    auto call = [&](void* temp) {
+      if constexpr (Max) return cub::DeviceReduce::ArgMax(temp, bytes, in, value.data(), index.data(), n);
+      else return cub::DeviceReduce::ArgMin(temp, bytes, in, value.data(), index.data(), n);
+    };
+    TT_CUDA(call(nullptr));
+    device_buffer<unsigned char> temp(bytes);
+    TT_CUDA(cudaMemset(index.data(), 0xff, sizeof(cuda::std::int64_t)));  // -1: CUB must write it
+    TT_CUDA(call(temp.data()));
+    TT_CUDA(cudaDeviceSynchronize());
+    return static_cast<long long>(index.download()[0]);
+  }
 }
 
 /// The library's order (NaN greatest, -0.0 == +0.0), from common.cuh, as a comparator.

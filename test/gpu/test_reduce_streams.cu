@@ -1,6 +1,8 @@
 // reduce on streams: CUDA graph capture and replay, several streams at once, the
 // per-thread default stream, and scratch reuse across calls of different types on one
-// stream (the counter and slot must be left zeroed by every call).
+// stream (the counter and slot must be left zeroed by every call). Smaller inputs under
+// TALLY_SANITIZE=1 (common.cuh).
+#include "common.cuh"
 
 #include <tally/tally.cuh>
 
@@ -35,7 +37,7 @@ struct device_ints {
 TEST_CASE_TEMPLATE("reduce_into inside a captured CUDA graph gives the right sum on every replay", B,
                    tally::backend::atomic_t, tally::backend::shared_memory_t, tally::backend::warp_shuffle_t,
                    tally::backend::automatic_t) {
-  const long long n = (1 << 20) + 7;  // many blocks: the scratch path is used
+  const long long n = tt::sanitizing() ? 9 * 4096 + 7 : (1 << 20) + 7;  // many blocks: the scratch path is used
   device_ints in(n);
   long long* out = nullptr;
   CUDA_OK(cudaMalloc(&out, 2 * sizeof(long long)));
@@ -69,7 +71,7 @@ TEST_CASE_TEMPLATE("reduce_into inside a captured CUDA graph gives the right sum
 
 TEST_CASE("reduce on several streams at once, each with its own scratch") {
   constexpr int streams = 8;
-  const long long n = (1 << 22) + 3;
+  const long long n = tt::sanitizing() ? 33 * 4096 + 3 : (1 << 22) + 3;  // > 7000 + 15: every len is positive
   device_ints in(n);
   long long* out = nullptr;
   CUDA_OK(cudaMalloc(&out, streams * 16 * sizeof(long long)));
@@ -95,7 +97,7 @@ TEST_CASE("reduce on several streams at once, each with its own scratch") {
 }
 
 TEST_CASE("reduce from several host threads on their per-thread default streams") {
-  const long long n = (1 << 21) + 11;
+  const long long n = tt::sanitizing() ? 17 * 4096 + 11 : (1 << 21) + 11;
   device_ints in(n);
   std::vector<std::thread> threads;
   std::vector<int> wrong(6, 0);
@@ -112,7 +114,7 @@ TEST_CASE("reduce from several host threads on their per-thread default streams"
 }
 
 TEST_CASE("one stream, many calls of different types and operators: the scratch is left clean") {
-  const long long n = (1 << 20) + 1;
+  const long long n = tt::sanitizing() ? 9 * 4096 + 1 : (1 << 20) + 1;
   device_ints in(n);
   cudaStream_t stream;
   CUDA_OK(cudaStreamCreate(&stream));
