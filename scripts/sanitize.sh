@@ -15,8 +15,11 @@
 #   --out DIR         where the logs go (default: $OUT, else <build dir>/logs), under
 #                     DIR/sanitize/<tool>/<program>.log
 #   --budget SPEC     seconds per tool: N for every tool, or tool=N,tool=N (defaults:
-#                     memcheck=150, racecheck=80, synccheck=40, initcheck=90: about six
-#                     minutes on an H100 in all). A program gets what is left of its
+#                     memcheck=300, racecheck=1200, synccheck=120, initcheck=300; on an
+#                     H100, memcheck and initcheck took about 2 minutes each over every
+#                     program, synccheck half a minute over the core list, racecheck most
+#                     of its budget: 65 s test_reduce_misc, 107 s test_top_k_misc, 331 s
+#                     test_copy_if_misc). A program gets what is left of its
 #                     tool's budget; one that runs out of it is killed ("timed out"),
 #                     and the programs after it are "not run"
 #   --full            every tool runs every program (default: racecheck and synccheck
@@ -75,7 +78,7 @@ excluded_regex='^(test_huge_real_memory|test_concurrency|test_device_errors|test
 # Test cases left out inside the programs (doctest -tce): ranges past 2^31 items.
 exclude_cases='*huge*,*2^31*,*2^32*,*2^33*,*more than 2^*'
 
-declare -A budget=([memcheck]=150 [racecheck]=80 [synccheck]=40 [initcheck]=90)
+declare -A budget=([memcheck]=300 [racecheck]=1200 [synccheck]=120 [initcheck]=300)
 declare -A tool_args=(
   [memcheck]="--tool memcheck --leak-check full"
   [racecheck]="--tool racecheck"
