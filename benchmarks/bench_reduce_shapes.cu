@@ -310,6 +310,8 @@ const char* op_class_name(reduce_op_class c) {
     case reduce_op_class::floating_sum: return "floating_sum";
     case reduce_op_class::min_max: return "min_max";
     case reduce_op_class::other: return "other";
+    case reduce_op_class::extremum: return "extremum";
+    case reduce_op_class::top2: return "top2";
   }
   return "?";
 }
