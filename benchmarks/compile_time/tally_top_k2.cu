@@ -1,0 +1,9 @@
+// One call of tally::top_k_into<2> (float), as a user writes it; compiled by
+// scripts/compile-time.sh (nvcc -O3 -c) against cub_topk.cu (CCCL 3.5's DeviceTopK).
+#include <tally/top_k.cuh>
+
+#include <cstdint>
+
+void call(const float* in, std::int64_t n, float* values, std::int64_t* indices, cudaStream_t s) {
+  tally::top_k_into<2>(tally::par.on(s), in, in + n, values, indices);
+}
