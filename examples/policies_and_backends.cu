@@ -90,18 +90,17 @@ int main() {
   expect(on_stream.stream() == stream && tally::par.stream() == nullptr, "stream() gives the policy's stream");
 
   // example-begin automatic
-  // What the automatic policy runs for a float sum of n items on this GPU: the rule of
-  // the tuning table for its architecture (include/tally/tuning/reduce.cuh).
+  // What the automatic policy runs for a float sum on this GPU: the rule of the tuning
+  // table for its architecture (include/tally/tuning/select.cuh), whatever the size (the
+  // grid follows the size at run time).
   int device = 0, major = 0, minor = 0;
   cudaGetDevice(&device);
   cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
   cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
-  for (long long size : {1LL << 10, 1LL << 20, 1LL << 28}) {
-    const tally::tuning::reduce_config choice = tally::tuning::select_reduce(
-        10 * major + minor, tally::tuning::reduce_op_class::floating_sum, int(sizeof(float)), size);
-    std::printf("float sum of %lld items on sm_%d%d: %s, %d threads x %d items\n", size, major, minor,
-                tally::backend_name(choice.backend), choice.threads, choice.items_per_thread);
-  }
+  const tally::tuning::launch_policy choice =
+      tally::tuning::select(10 * major + minor, tally::tuning::kernel_class::floating_sum, int(sizeof(float)));
+  std::printf("float sum on sm_%d%d: %s, %d threads x %d items\n", major, minor, tally::backend_name(choice.backend),
+              choice.threads, choice.items_per_thread);
   // example-end automatic
 
   // example-begin host

@@ -32,10 +32,12 @@
 ///
 /// Backends (`policy.with(...)`): `atomic` folds one value per block into the result
 /// with a native atomic where one exists (plus, minimum, maximum on arithmetic types)
-/// and a CAS loop otherwise, which needs `tally::identity_element<Op, T>`;
+/// and a compare-and-swap loop for any other operator (no `identity_element` needed);
 /// `shared_memory` and `warp_shuffle` write one partial per block and the last block to
-/// finish combines them. `automatic` chooses per architecture, operator, value size and
-/// n from `tally/tuning/reduce.cuh`. `tally::host` runs the sequential reference.
+/// finish combines them. `automatic` takes the backend and shape of the tuning table of
+/// the architecture being compiled, per operator class and value size
+/// (`tally/tuning/select.cuh`): one kernel per call site. `tally::host` runs the
+/// sequential reference.
 ///
 /// Scratch memory (a counter and one partial per block, a few KiB) is taken once per
 /// (device, stream) from the stream-ordered allocator and reused by later calls.

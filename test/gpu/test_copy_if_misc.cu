@@ -253,7 +253,7 @@ TEST_CASE("copy_if: the sync form on a created stream; back-to-back copy_if_into
 
 TEST_CASE("copy_if: tile status words reused across calls (epochs), between reductions, past the epoch's wrap") {
   // The stable path leaves its status words in the stream's scratch and tells calls
-  // apart by an epoch (tile_status.cuh, scratch.cuh): a later call must never read an
+  // apart by an epoch (grid/look_back.cuh, scratch.cuh): a later call must never read an
   // earlier call's word (larger calls after smaller ones, and the other way round), nor
   // a reduction's partials left in the same memory, nor a word from before the epoch
   // wrapped (max_status_epoch calls later).

@@ -2,7 +2,7 @@
 // Scratch memory for single-launch algorithms, cached per (device, stream).
 //
 // A single-pass kernel needs a little global memory: a counter of finished blocks, a
-// 16-byte slot for the atomic backend's accumulator and one partial per block. Asking
+// slot for the atomic backend's accumulator (or list) and one partial per block. Asking
 // the stream-ordered allocator for it (and zeroing it) on every call would add two API
 // calls and a memset node per call, which at small sizes costs as much as the
 // reduction itself. Instead every (device, stream) pair owns one block, allocated with
@@ -37,13 +37,16 @@
 TALLY_NAMESPACE_BEGIN
 namespace detail {
 
-/// Bytes before the per-block partials: the counter (offset 0) and the atomic slot (16).
-inline constexpr std::size_t scratch_header_bytes = 256;
-inline constexpr std::size_t scratch_slot_offset = 16;
+/// Bytes before the per-block partials: the counter (offset 0) and the atomic slot (256).
+inline constexpr std::size_t scratch_header_bytes = 512;
+inline constexpr std::size_t scratch_slot_offset = 256;
+/// The slot: the atomic backend's accumulator (16 bytes), or its top_k list (one 8-byte
+/// word per entry, 32 at most), or copy_if's counters.
+inline constexpr std::size_t scratch_slot_bytes = scratch_header_bytes - scratch_slot_offset;
 
 struct scratch_view {
   unsigned int* counter;  // finished-block counter; zero between calls
-  void* slot;             // 16 bytes, zero between calls
+  void* slot;             // scratch_slot_bytes, zero between calls
   void* partials;         // one partial per block (left as written)
 };
 
@@ -52,7 +55,7 @@ class scratch_registry {
   struct entry {
     void* memory = nullptr;
     std::size_t capacity = 0;
-    // The generation of copy_if's tile status words in the partials (tile_status.cuh):
+    // The generation of copy_if's tile status words in the partials (grid/look_back.cuh):
     // 0 when they can't be trusted (never cleared, or other partials written since).
     unsigned int status_epoch = 0;
   };

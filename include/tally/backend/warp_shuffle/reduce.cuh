@@ -1,15 +1,34 @@
 #pragma once
-// The warp_shuffle backend's reduce: the last-block kernel with shuffles inside warps.
+// The warp_shuffle backend's reduction, after each thread has folded its items: shuffles
+// within each warp and across the warps' results (block/reduce_shuffle.cuh), then the
+// last-block combine of the blocks' partials (grid/last_block.cuh), in block order:
+// deterministic.
 
-#include <tally/backend/warp_shuffle/block_reduce.cuh>
-#include <tally/detail/reduce/last_block_kernel.cuh>
+#include <tally/block/reduce_shuffle.cuh>
+#include <tally/grid/last_block.cuh>
 
 TALLY_NAMESPACE_BEGIN
 namespace backend_warp_shuffle {
 
-template <int Threads, int ItemsPerThread, class T, class It, class Convert, class Op, class Finish, class Out>
-inline constexpr auto reduce_kernel =
-    detail::last_block_reduce_kernel<block_reduce, Threads, ItemsPerThread, T, It, Convert, Op, Finish, Out>;
+template <class T, class Op>
+TALLY_HOST_DEVICE constexpr std::size_t reduce_partial_bytes(int) {
+  return sizeof(T);
+}
+
+/// Combines the block's threads [0, valid) and the grid's blocks; calls finish(out, total)
+/// once, in some block's thread 0. Every thread of the block calls it.
+template <int Threads, class T, class Op, class Finish, class Out>
+__device__ void reduce(const T& acc, int valid, Op op, const Finish& finish, Out out,
+                       const detail::scratch_view& scratch) {
+  using block_reduce_t = detail::block_reduce_shuffle<T, Threads>;
+  __shared__ typename block_reduce_t::temp_storage storage;
+  const T block = block_reduce_t(storage).reduce(acc, valid, op);
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) finish(out, block);
+    return;
+  }
+  detail::last_block_reduce<block_reduce_t, Threads>(block, storage, op, finish, out, scratch);
+}
 
 }  // namespace backend_warp_shuffle
 TALLY_NAMESPACE_END

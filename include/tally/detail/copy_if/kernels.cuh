@@ -5,7 +5,7 @@
 // shared_memory's BlockScan, staging in shared memory, coalesced writes). They differ
 // in where a tile's output starts:
 // - stable: after everything the tiles before it selected, found by decoupled look-back
-//   (tile_status.cuh); tiles are handed out by an atomic ticket in the order blocks ask;
+//   (grid/look_back.cuh); tiles are handed out by an atomic ticket in the order blocks ask;
 // - unordered: wherever one atomicAdd on a global counter reserves room; tiles are
 //   taken grid-stride.
 // Once a tile's items are staged in shared memory, its registers are free: the block
@@ -14,9 +14,12 @@
 // writes.
 
 #include <tally/detail/atomic/cas_loop.cuh>
-#include <tally/detail/copy_if/tile_status.cuh>
+#include <tally/block/scan_shuffle.cuh>
+#include <tally/block/scan_tree.cuh>
+#include <tally/detail/kernel_policy.cuh>
+#include <tally/grid/look_back.cuh>
 #include <tally/detail/pdl.cuh>
-#include <tally/detail/reduce/grid_sync.cuh>
+#include <tally/grid/last_block.cuh>
 #include <tally/detail/scratch.cuh>
 #include <tally/detail/type_traits.cuh>
 
@@ -150,6 +153,22 @@ struct tile_compaction {
   }
 };
 
+/// The block scan of a backend (the backends' mechanism in copy_if): shared_memory's
+/// Hillis-Steele tree in shared memory; warp_shuffle's shuffles. The atomic backend scans
+/// with shuffles too: an order-keeping compaction needs a scan, which atomics do not give,
+/// and its tiles' places in the output come from the look-back's atomics (stable) or one
+/// atomicAdd per tile (unordered()), as on every backend.
+template <backend_id Backend>
+struct copy_if_scan {
+  template <int Threads>
+  using type = block_scan_shuffle<Threads>;
+};
+template <>
+struct copy_if_scan<backend_id::shared_memory> {
+  template <int Threads>
+  using type = block_scan_tree<Threads>;
+};
+
 /// Blocks per SM a kernel asks the compiler to fit (a register cap): ThreadsPerSm threads'
 /// worth, when a thread's items take at most 64 bytes. Left to itself the compiler gave
 /// the stable kernel 64 registers and the unordered one 80 (256 x 16 items of 4 bytes:
@@ -174,14 +193,24 @@ inline constexpr int copy_if_min_blocks =
 /// block has waited on a look-back, and the look-back finds its predecessors' aggregates
 /// long published (waiting for a tile whose block is itself waiting would chain the
 /// blocks into a convoy). Two staging buffers hold the two tiles' items.
-template <template <int> class BlockScan, int Threads, int ItemsPerThread, class It, class Select, class OutIt,
-          class CountOut>
-TALLY_KERNEL void __launch_bounds__(Threads, copy_if_min_blocks<Threads, ItemsPerThread, iter_value_t<It>, 1280>)
+template <class Selector, class It, class Select, class OutIt, class CountOut>
+TALLY_KERNEL void __launch_bounds__(compiled_policy<Selector>().threads,
+                                    copy_if_min_blocks<compiled_policy<Selector>().threads,
+                                                       compiled_policy<Selector>().items_per_thread,
+                                                       iter_value_t<It>, 1280>)
     stable_copy_if_kernel(It first, std::int64_t n, Select select, OutIt result, CountOut count,
                           unsigned int status_epoch, scratch_view scratch) {
+  constexpr tuning::launch_policy policy = compiled_policy<Selector>();
+  static_assert(policy.threads > 0 && policy.threads % 32 == 0 && policy.threads <= 1024 &&
+                    policy.items_per_thread >= 1,
+                "tally: no valid launch policy for this copy_if (a tuning table without a rule for it?)");
+  constexpr int Threads = policy.threads;
+  constexpr int ItemsPerThread = policy.items_per_thread;
   using V = iter_value_t<It>;
-  constexpr bool double_buffered = tile_compaction<BlockScan, Threads, ItemsPerThread, V, 2>::staged;
-  using compaction_t = tile_compaction<BlockScan, Threads, ItemsPerThread, V, double_buffered ? 2 : 1>;
+  constexpr bool double_buffered =
+      tile_compaction<copy_if_scan<policy.backend>::template type, Threads, ItemsPerThread, V, 2>::staged;
+  using compaction_t = tile_compaction<copy_if_scan<policy.backend>::template type, Threads, ItemsPerThread, V,
+                                       double_buffered ? 2 : 1>;
   constexpr int tile_items = compaction_t::tile_items;
   __shared__ typename compaction_t::temp_storage storage;
   const int tid = static_cast<int>(threadIdx.x);
@@ -267,12 +296,21 @@ TALLY_KERNEL void __launch_bounds__(Threads, copy_if_min_blocks<Threads, ItemsPe
 
 /// Unordered copy_if. scratch (when the grid has more than one block): the counter of
 /// finished blocks and the slot (a 64-bit output counter), zero between calls.
-template <template <int> class BlockScan, int Threads, int ItemsPerThread, class It, class Select, class OutIt,
-          class CountOut>
-TALLY_KERNEL void __launch_bounds__(Threads, copy_if_min_blocks<Threads, ItemsPerThread, iter_value_t<It>, 1024>)
+template <class Selector, class It, class Select, class OutIt, class CountOut>
+TALLY_KERNEL void __launch_bounds__(compiled_policy<Selector>().threads,
+                                    copy_if_min_blocks<compiled_policy<Selector>().threads,
+                                                       compiled_policy<Selector>().items_per_thread,
+                                                       iter_value_t<It>, 1024>)
     unordered_copy_if_kernel(It first, std::int64_t n, Select select, OutIt result, CountOut count,
                              scratch_view scratch) {
-  using compaction_t = tile_compaction<BlockScan, Threads, ItemsPerThread, iter_value_t<It>>;
+  constexpr tuning::launch_policy policy = compiled_policy<Selector>();
+  static_assert(policy.threads > 0 && policy.threads % 32 == 0 && policy.threads <= 1024 &&
+                    policy.items_per_thread >= 1,
+                "tally: no valid launch policy for this copy_if (a tuning table without a rule for it?)");
+  constexpr int Threads = policy.threads;
+  constexpr int ItemsPerThread = policy.items_per_thread;
+  using compaction_t =
+      tile_compaction<copy_if_scan<policy.backend>::template type, Threads, ItemsPerThread, iter_value_t<It>>;
   constexpr int tile_items = compaction_t::tile_items;
   __shared__ typename compaction_t::temp_storage storage;
   const int tid = static_cast<int>(threadIdx.x);

@@ -1,6 +1,7 @@
 #pragma once
-// From an extremum call to a kernel launch: packed keys where they fit (and the backend
-// allows), (value, index) pairs otherwise.
+// From an extremum call to its launch: packed keys where the values fit (over partitions
+// of at most max_packed_partition items, each a launch of the same kernel), (value,
+// index) pairs with the user's comparator otherwise.
 
 #include <tally/detail/extrema/plan.cuh>
 #include <tally/detail/reduce/dispatch.cuh>
@@ -8,14 +9,37 @@
 TALLY_NAMESPACE_BEGIN
 namespace detail {
 
-/// A policy for the pair plans: the atomic backend has no atomic form for pairs, so a
-/// policy forcing it runs them with the last-block combine of warp_shuffle (same shape).
-template <class Policy>
-auto policy_for_pairs(const Policy& policy) {
-  if constexpr (std::is_same_v<typename Policy::backend_type, backend::atomic_t>)
-    return policy.with(backend::warp_shuffle);
-  else
-    return policy;
+/// Device memory for the carry between the partitions of one call, freed in stream order.
+template <class Carry>
+class carry_buffer {
+ public:
+  carry_buffer(const char* algorithm, cudaStream_t stream, bool needed) : stream_(stream) {
+    if (!needed) return;
+    check(cudaMallocAsync(reinterpret_cast<void**>(&carry_), sizeof(Carry), stream), algorithm,
+          "cannot allocate device memory for the partitions of a long input");
+  }
+  ~carry_buffer() {
+    if (carry_) (void)cudaFreeAsync(carry_, stream_);
+  }
+  carry_buffer(const carry_buffer&) = delete;
+  carry_buffer& operator=(const carry_buffer&) = delete;
+  Carry* get() const { return carry_; }
+
+ private:
+  cudaStream_t stream_;
+  Carry* carry_ = nullptr;
+};
+
+/// Calls run(offset, length) for the partitions of [0, n) (at least one, of at most
+/// `partition` items each), in order.
+template <class Run>
+void for_each_partition(std::int64_t n, std::int64_t partition, Run&& run) {
+  std::int64_t offset = 0;
+  do {
+    const std::int64_t length = n - offset < partition ? n - offset : partition;
+    run(offset, length);
+    offset += length;
+  } while (offset < n);
 }
 
 /// Writes the index of the best item of [first, first + n) (n when empty) to *out.
@@ -24,20 +48,18 @@ template <bool Max, class Policy, class It, class Out, class Compare>
 void dispatch_extremum(const char* algorithm, const Policy& policy, const device_context& ctx, It first,
                        std::int64_t n, Out out, Compare comp) {
   using V = iter_value_t<It>;
-  constexpr auto op_class = tuning::reduce_op_class::extremum;
-  using backend_tag = typename Policy::backend_type;
-  if constexpr (packs_arg_v<V, Compare> && !std::is_same_v<backend_tag, backend::shared_memory_t> &&
-                !std::is_same_v<backend_tag, backend::warp_shuffle_t>) {
+  constexpr auto kind = tuning::kernel_class::extremum;
+  if constexpr (packs_arg_v<V, Compare>) {
     // The largest wins for a max under less and for a min under greater.
-    constexpr bool largest_wins = Max == is_default_less_v<Compare, V>;
-    if (n <= max_packed_count) {
-      dispatch_plan<op_class>(algorithm, policy, ctx, first, n, out,
-                              arg_packed_plan<V, largest_wins>{{}, {}, {n}});
-      return;
-    }
+    using plan_t = arg_packed_plan<V, Max == is_default_less_v<Compare, V>>;
+    const carry_buffer<packed_carry<V>> carry(algorithm, policy.stream(), n > max_packed_partition);
+    for_each_partition(n, max_packed_partition, [&](std::int64_t offset, std::int64_t length) {
+      dispatch_plan<kind>(algorithm, policy, ctx, first + offset, length, out,
+                          plan_t{{}, {}, {offset, n, carry.get()}});
+    });
+  } else {
+    dispatch_plan<kind>(algorithm, policy, ctx, first, n, out, arg_pair_plan<V, Compare, Max>{{}, {comp}, {n}});
   }
-  dispatch_plan<op_class>(algorithm, policy_for_pairs(policy), ctx, first, n, out,
-                          arg_pair_plan<V, Compare, Max>{{}, {comp}, {n}});
 }
 
 /// Writes the indices of the smallest and the largest item to out[0] and out[1].
@@ -45,8 +67,8 @@ template <class Policy, class It, class Out, class Compare>
 void dispatch_min_max(const char* algorithm, const Policy& policy, const device_context& ctx, It first,
                       std::int64_t n, Out out, Compare comp) {
   using V = iter_value_t<It>;
-  dispatch_plan<tuning::reduce_op_class::other>(algorithm, policy_for_pairs(policy), ctx, first, n, out,
-                                                arg_min_max_plan<V, Compare>{{}, {comp}, {n}});
+  dispatch_plan<tuning::kernel_class::other>(algorithm, policy, ctx, first, n, out,
+                                             arg_min_max_plan<V, Compare>{{}, {comp}, {n}});
 }
 
 }  // namespace detail

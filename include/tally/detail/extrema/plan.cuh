@@ -15,6 +15,7 @@
 //   atomicMax per block.
 
 #include <tally/detail/float_order.cuh>
+#include <tally/detail/packed_key.cuh>
 #include <tally/functional.cuh>
 
 #include <cstdint>
@@ -85,40 +86,61 @@ template <class V, class Compare>
 inline constexpr bool packs_arg_v =
     is_arithmetic_v<V> && sizeof(V) <= 4 && (is_default_less_v<Compare, V> || is_default_greater_v<Compare, V>);
 
-inline constexpr std::int64_t max_packed_count = std::int64_t(1) << 32;
-
-/// High word: the order key, complemented when the best is the smallest in the
-/// library's order (min under less, max under greater). Low word: 2^32 - 1 - index.
-template <class V, bool LargestWins>
-struct convert_to_packed_arg {
-  template <class Item>
-  __device__ TALLY_FORCEINLINE unsigned long long operator()(const Item& item, std::int64_t index) const {
-    const std::uint32_t key = to_order_key(static_cast<V>(item));
-    const std::uint32_t high = LargestWins ? key : ~key;
-    return (static_cast<unsigned long long>(high) << 32) | (0xffffffffull - static_cast<unsigned long long>(index));
-  }
+/// What the partitions of one call before the current one found (detail/packed_key.cuh):
+/// their best `count` candidates, best first: global index, key (high word) and value.
+/// In device memory of the call's own, so that any output type works (an int32 index
+/// output could not hold the index an earlier partition found beyond 2^31).
+template <class V>
+struct packed_carry {
+  std::int64_t index[packed_seed_slots];
+  std::uint32_t high[packed_seed_slots];
+  V value[packed_seed_slots];
+  int count;
 };
 
-struct finish_packed_index {
-  std::int64_t n;
-  template <class Out>
-  __device__ void operator()(Out out, unsigned long long best) const {
-    *out = std::int64_t(0xffffffffull - (best & 0xffffffffull));
-  }
-  template <class Out>
-  __device__ void empty(Out out) const {
-    *out = n;
-  }
-};
-
+/// max_element / min_element on packed keys over one partition [offset, offset + n) of
+/// the input; `carry` is null when the input is one partition.
 template <class V, bool LargestWins>
 struct arg_packed_plan {
+  using key = packed_key<V, LargestWins>;
   using accumulator = unsigned long long;
   using accumulator_op = maximum<unsigned long long>;
-  convert_to_packed_arg<V, LargestWins> convert;
+  struct convert_t {
+    template <class Item>
+    __device__ TALLY_FORCEINLINE unsigned long long operator()(const Item& item, std::int64_t index) const {
+      return key::item(static_cast<V>(item), index);
+    }
+  };
+  struct finish_t {
+    std::int64_t offset;
+    std::int64_t empty_index;  ///< written for an empty input: its length
+    packed_carry<V>* carry;
+    template <class Out>
+    __device__ void operator()(Out out, unsigned long long best) const {
+      const std::int64_t index = key::is_seed(best) ? carry->index[0] : offset + key::index(best);
+      *out = index;
+      if (carry) {
+        carry->index[0] = index;
+        carry->high[0] = key::high(best);
+        carry->count = 1;
+      }
+    }
+    template <class Out>
+    __device__ void empty(Out out) const {
+      *out = empty_index;
+    }
+  };
+  convert_t convert;
   accumulator_op op;
-  finish_packed_index finish;
+  finish_t finish;
   static constexpr bool exact = true;
+
+  /// Block 0's thread 0 of a later partition: the earlier partitions' winner enters as
+  /// seed 0, which beats this partition's items of equal value (it has a lower index).
+  template <class Out>
+  __device__ void fold_seeds(unsigned long long& acc, Out) const {
+    if (finish.carry && finish.offset > 0) acc = op(acc, key::seed(finish.carry->high[0], 0));
+  }
 };
 
 // --- minmax ---------------------------------------------------------------------------

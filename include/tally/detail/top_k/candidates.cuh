@@ -6,12 +6,10 @@
 //
 // Every kind has an `empty()` candidate, worse than every real one, that fills the
 // lists until they hold K items. Three representations, chosen per call (choose_kind):
-// - packed: one 64-bit unsigned key, the value's order key (float_order.cuh) in the
-//   high word and (2^32 - 1 - index) in the low word; `better` is one unsigned compare.
-//   Values of at most 4 bytes under the default comparators, at most 2^32 - 1 items (so
-//   the low word of a real candidate is never 0 and the key 0 can mean empty).
-// - wide: (64-bit order key, index) for 8-byte values under the default comparators
-//   (and for smaller ones past 2^32 - 1 items).
+// - packed: one 64-bit unsigned key (detail/packed_key.cuh); `better` is one unsigned
+//   compare. Values of at most 4 bytes under the default comparators; a longer input
+//   runs the same kernel over partitions, each seeded with what the earlier ones found.
+// - wide: (64-bit order key, index) for 8-byte values under the default comparators.
 // - pair: (value, index) compared with the user's comparator; any type and count.
 // Only the index leaves the kernel: the values written are read again from the input.
 
@@ -26,30 +24,39 @@ namespace detail {
 
 inline constexpr std::int64_t no_index = INT64_MAX;
 
-/// <= 4-byte values, default comparators, n <= 2^32 - 1.
+/// <= 4-byte values under the default comparators: packed keys (detail/packed_key.cuh),
+/// over partitions of at most max_packed_partition items; `offset` is the partition's
+/// first index and `carry` (null for a one-partition input) what the partitions before it
+/// found, which enter as seeds.
 template <class V, bool LargestWins>
 struct packed_candidates {
+  using key = packed_key<V, LargestWins>;
   using type = unsigned long long;
+  using carry_type = packed_carry<V>;
+  static constexpr bool partitioned = true;
+  std::int64_t offset = 0;
+  carry_type* carry = nullptr;
+
   template <class Item>
   __device__ TALLY_FORCEINLINE type operator()(const Item& item, std::int64_t index) const {
-    const std::uint32_t key = to_order_key(static_cast<V>(item));
-    const std::uint32_t high = LargestWins ? key : ~key;
-    return (static_cast<type>(high) << 32) | (0xffffffffull - static_cast<type>(index));
+    return key::item(static_cast<V>(item), index);
   }
   __device__ TALLY_FORCEINLINE static type empty() { return 0; }
   __device__ TALLY_FORCEINLINE bool better(type a, type b) const { return a > b; }
-  __device__ TALLY_FORCEINLINE static std::int64_t index(type c) {
-    return std::int64_t(0xffffffffull - (c & 0xffffffffull));
-  }
+  /// The candidate's index in the partition (not for seeds).
+  __device__ TALLY_FORCEINLINE static std::int64_t index(type c) { return key::index(c); }
   __device__ TALLY_FORCEINLINE static bool is_empty(type c) { return c == 0; }
+  __device__ TALLY_FORCEINLINE static bool is_seed(type c) { return key::is_seed(c); }
+  /// The number of seeds (block 0's thread 0 inserts them) and seed j.
+  __device__ TALLY_FORCEINLINE int seed_count() const { return carry && offset > 0 ? carry->count : 0; }
+  __device__ TALLY_FORCEINLINE type seed(int j) const { return key::seed(carry->high[j], j); }
 };
-
-inline constexpr std::int64_t max_packed_top_k_count = (std::int64_t(1) << 32) - 1;
 
 /// Arithmetic values under the default comparators with a 64-bit index: 8-byte values,
 /// and smaller ones beyond the packed form's count.
 template <class V, bool LargestWins>
 struct wide_candidates {
+  static constexpr bool partitioned = false;
   struct type {
     unsigned long long key;
     std::int64_t index;
@@ -71,6 +78,7 @@ struct wide_candidates {
 /// Anything else: the value and the user's comparator (the largest under comp wins).
 template <class V, class Compare>
 struct pair_candidates {
+  static constexpr bool partitioned = false;
   struct type {
     V value;
     std::int64_t index;

@@ -29,7 +29,7 @@ struct top2_merge {
     const unsigned long long seconds = a.second > b.second ? a.second : b.second;
     return {first, other_first > seconds ? other_first : seconds};
   }
-  /// Per item (thread_accumulate.cuh): `item.first` is one key; most items lose to the
+  /// Per item (block/for_each_item.cuh): `item.first` is one key; most items lose to the
   /// second best at the first compare.
   __device__ TALLY_FORCEINLINE void insert(top2_keys& acc, const top2_keys& item) const {
     const unsigned long long key = item.first;
@@ -77,26 +77,51 @@ struct convert_to_top2 {
   }
 };
 
-/// finish: indices[i] and values[i] for the keys found (min(K, n) of them).
-template <class It, class ValueOut>
+/// finish: indices[i] and values[i] for the keys found (min(K, n) of them), the indices
+/// global (the partition's offset added; a seed's from the carry). With a carry (a
+/// partitioned input) the same entries go there for the next partition, written from the
+/// last entry back: seed j lands at i >= j, so every carry entry is read before it is
+/// overwritten.
+template <class V, bool LargestWins, class It, class ValueOut>
 struct finish_small_top_k {
-  It first;
+  using key = packed_key<V, LargestWins>;
+  It first;  ///< the partition's first item
   ValueOut values;
+  std::int64_t offset;
+  packed_carry<V>* carry;
+
   template <class IndexOut>
-  __device__ void write(IndexOut indices, int i, unsigned long long key) const {
-    if (key == 0) return;  // fewer items than K
-    const std::int64_t index = packed_candidates<int, true>::index(key);
+  __device__ void write(IndexOut indices, int i, unsigned long long k) const {
+    if (k == 0) return;  // fewer items than K
+    std::int64_t index;
+    V value;
+    if (key::is_seed(k)) {
+      const int j = key::seed_index(k);
+      index = carry->index[j];
+      value = carry->value[j];
+    } else {
+      const std::int64_t local = key::index(k);
+      index = offset + local;
+      value = static_cast<V>(first[local]);
+    }
     indices[i] = index;
-    values[i] = first[index];
+    values[i] = value;
+    if (carry) {
+      carry->index[i] = index;
+      carry->high[i] = key::high(k);
+      carry->value[i] = value;
+    }
   }
   template <class IndexOut>
   __device__ void operator()(IndexOut indices, unsigned long long best) const {
     write(indices, 0, best);
+    if (carry) carry->count = 1;
   }
   template <class IndexOut>
   __device__ void operator()(IndexOut indices, const top2_keys& best) const {
-    write(indices, 0, best.first);
     write(indices, 1, best.second);
+    write(indices, 0, best.first);
+    if (carry) carry->count = best.second ? 2 : 1;
   }
   template <class IndexOut>
   __device__ void empty(IndexOut) const {}  // an empty range writes nothing
@@ -108,8 +133,12 @@ struct top1_plan {
   using accumulator_op = maximum<unsigned long long>;
   packed_candidates<V, LargestWins> convert;
   accumulator_op op;
-  finish_small_top_k<It, ValueOut> finish;
+  finish_small_top_k<V, LargestWins, It, ValueOut> finish;
   static constexpr bool exact = true;
+  template <class Out>
+  __device__ void fold_seeds(unsigned long long& acc, Out) const {
+    if (finish.carry && finish.offset > 0) acc = op(acc, packed_key<V, LargestWins>::seed(finish.carry->high[0], 0));
+  }
 };
 
 template <class V, bool LargestWins, class It, class ValueOut>
@@ -118,8 +147,14 @@ struct top2_plan {
   using accumulator_op = top2_merge;
   convert_to_top2<packed_candidates<V, LargestWins>> convert;
   accumulator_op op;
-  finish_small_top_k<It, ValueOut> finish;
+  finish_small_top_k<V, LargestWins, It, ValueOut> finish;
   static constexpr bool exact = true;
+  template <class Out>
+  __device__ void fold_seeds(top2_keys& acc, Out) const {
+    if (!finish.carry || finish.offset == 0) return;
+    for (int j = 0; j < finish.carry->count; ++j)
+      op.insert(acc, top2_keys{packed_key<V, LargestWins>::seed(finish.carry->high[j], j), 0});
+  }
 };
 
 }  // namespace detail

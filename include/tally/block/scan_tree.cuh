@@ -6,16 +6,16 @@
 #include <tally/detail/config.cuh>
 
 TALLY_NAMESPACE_BEGIN
-namespace backend_shared_memory {
+namespace detail {
 
 template <int Threads>
-class block_scan {
+class block_scan_tree {
  public:
   struct temp_storage {
     int values[2][Threads];
   };
 
-  __device__ explicit block_scan(temp_storage& storage) : storage_(storage) {}
+  __device__ explicit block_scan_tree(temp_storage& storage) : storage_(storage) {}
 
   /// Returns the sum of the values of the threads before this one; `total` gets the
   /// sum over the block. Every thread must call it; a second call on the same storage
@@ -40,5 +40,5 @@ class block_scan {
   temp_storage& storage_;
 };
 
-}  // namespace backend_shared_memory
+}  // namespace detail
 TALLY_NAMESPACE_END

@@ -29,7 +29,7 @@
 // smaller still; so, by induction on the tile number, every tile publishes. A block that
 // holds no ticket has not started, so no tile waits on a block that is not scheduled.
 
-#include <tally/detail/shuffle.cuh>
+#include <tally/warp/shuffle.cuh>
 
 #include <cuda/atomic>
 

@@ -3,13 +3,13 @@
 // __shfl_down_sync (no shared memory, no barrier), lane 0 of each warp puts the
 // warp's result in shared memory, and the first warp reduces those with shuffles again.
 
-#include <tally/detail/shuffle.cuh>
+#include <tally/warp/shuffle.cuh>
 
 TALLY_NAMESPACE_BEGIN
-namespace backend_warp_shuffle {
+namespace detail {
 
 template <class T, int Threads>
-class block_reduce {
+class block_reduce_shuffle {
   static constexpr int warps = Threads / 32;
 
  public:
@@ -17,7 +17,7 @@ class block_reduce {
     T warp_results[warps];
   };
 
-  __device__ explicit block_reduce(temp_storage& storage) : storage_(storage) {}
+  __device__ explicit block_reduce_shuffle(temp_storage& storage) : storage_(storage) {}
 
   /// Reduces the values of threads [0, valid) of the block; the result is in thread 0.
   /// Every thread must call it. `valid` must be the same in all threads.
@@ -26,9 +26,9 @@ class block_reduce {
     const int warp = static_cast<int>(threadIdx.x) / 32;
     const int lane = static_cast<int>(threadIdx.x) & 31;
     if (valid >= Threads) {
-      value = detail::warp_reduce<true>(value, 32, op);
+      value = warp_reduce<true>(value, 32, op);
     } else {
-      value = detail::warp_reduce<false>(value, valid - warp * 32, op);
+      value = warp_reduce<false>(value, valid - warp * 32, op);
     }
     if constexpr (warps == 1) {
       return value;
@@ -38,7 +38,7 @@ class block_reduce {
       __syncthreads();
       if (warp == 0) {
         T warp_value = lane < valid_warps ? storage_.warp_results[lane] : value;
-        value = detail::warp_reduce<false>(warp_value, valid_warps, op);
+        value = warp_reduce<false>(warp_value, valid_warps, op);
       }
       return value;
     }
@@ -48,5 +48,5 @@ class block_reduce {
   temp_storage& storage_;
 };
 
-}  // namespace backend_warp_shuffle
+}  // namespace detail
 TALLY_NAMESPACE_END

@@ -4,7 +4,7 @@
 // list is a compile-time constant (all loops unrolled), or the list would be spilled
 // to local memory. `rank` is one of the candidate kinds of candidates.cuh.
 
-#include <tally/detail/shuffle.cuh>
+#include <tally/warp/shuffle.cuh>
 
 TALLY_NAMESPACE_BEGIN
 namespace detail {

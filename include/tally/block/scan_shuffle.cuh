@@ -3,13 +3,13 @@
 // 32 values with __shfl_up_sync, the warps' totals go through shared memory, and the
 // first warp scans those with shuffles again. Two barriers.
 
-#include <tally/detail/shuffle.cuh>
+#include <tally/warp/shuffle.cuh>
 
 TALLY_NAMESPACE_BEGIN
-namespace backend_warp_shuffle {
+namespace detail {
 
 template <int Threads>
-class block_scan {
+class block_scan_shuffle {
   static constexpr int warps = Threads / 32;
 
  public:
@@ -18,7 +18,7 @@ class block_scan {
     int total;
   };
 
-  __device__ explicit block_scan(temp_storage& storage) : storage_(storage) {}
+  __device__ explicit block_scan_shuffle(temp_storage& storage) : storage_(storage) {}
 
   /// Returns the sum of the values of the threads before this one; `total` gets the
   /// sum over the block. Every thread must call it; a second call on the same storage
@@ -29,7 +29,7 @@ class block_scan {
     int inclusive = value;
 #pragma unroll
     for (int offset = 1; offset < 32; offset *= 2) {
-      const int other = __shfl_up_sync(detail::full_warp_mask, inclusive, offset);
+      const int other = __shfl_up_sync(full_warp_mask, inclusive, offset);
       if (lane >= offset) inclusive += other;
     }
     if (lane == 31) storage_.warp_offsets[warp] = inclusive;
@@ -39,7 +39,7 @@ class block_scan {
       int warp_inclusive = warp_total;
 #pragma unroll
       for (int offset = 1; offset < 32; offset *= 2) {
-        const int other = __shfl_up_sync(detail::full_warp_mask, warp_inclusive, offset);
+        const int other = __shfl_up_sync(full_warp_mask, warp_inclusive, offset);
         if (lane >= offset) warp_inclusive += other;
       }
       if (lane < warps) storage_.warp_offsets[lane] = warp_inclusive - warp_total;
@@ -54,5 +54,5 @@ class block_scan {
   temp_storage& storage_;
 };
 
-}  // namespace backend_warp_shuffle
+}  // namespace detail
 TALLY_NAMESPACE_END

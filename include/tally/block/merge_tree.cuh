@@ -1,17 +1,13 @@
 #pragma once
-// Merging the lists of a block into one, two ways (the backends' difference for top_k).
-// Both start with a butterfly of shuffles in each warp (sorted_list.cuh), after which
-// every lane of a warp holds the warp's best P, and both leave the block's best P in
-// thread 0. `lists` is shared memory for one list per warp; a caller that uses it
-// again must put a __syncthreads() in between.
-//
-// - shuffle_merge (warp_shuffle, automatic, atomic): each warp's list goes to shared
-//   memory, and the first warp loads one list per lane and runs the butterfly again.
-// - shared_memory_tree_merge (shared_memory): the warps' lists are merged pairwise in
-//   shared memory, log2(warps) rounds; in each round one warp merges two lists, lane i
-//   placing the i-th entry of each at its rank in the union (merge by ranks, below).
+// A block's top_k lists merged into one in shared memory (the shared_memory backend's
+// merge): a butterfly of shuffles in each warp first (warp/sorted_list.cuh), after which
+// every lane of a warp holds the warp's best P; then the warps' lists are merged pairwise
+// in shared memory, log2(warps) rounds; in each round one warp merges two lists, lane i
+// placing the i-th entry of each at its rank in the union (merge by ranks, below). The
+// block's best P end in thread 0. `lists` is shared memory for one list per warp; a
+// caller that uses it again must put a __syncthreads() in between.
 
-#include <tally/detail/top_k/sorted_list.cuh>
+#include <tally/warp/sorted_list.cuh>
 
 TALLY_NAMESPACE_BEGIN
 namespace detail {
@@ -19,30 +15,6 @@ namespace detail {
 /// The lanes [0, count) of a warp, 1 <= count <= 32.
 __device__ TALLY_FORCEINLINE unsigned int lane_mask_below(int count) {
   return count >= 32 ? full_warp_mask : (1u << count) - 1u;
-}
-
-template <int Threads, int P, class C, class Rank>
-__device__ TALLY_FORCEINLINE void shuffle_merge(C (&list)[P], C (&lists)[Threads / 32][P], const Rank& rank) {
-  constexpr int warps = Threads / 32;
-  merge_across_lanes<32>(list, rank);
-  if constexpr (warps > 1) {
-    const int warp = static_cast<int>(threadIdx.x) / 32;
-    const int lane = static_cast<int>(threadIdx.x) & 31;
-    if (lane == 0) {
-#pragma unroll
-      for (int i = 0; i < P; ++i) lists[warp][i] = list[i];
-    }
-    __syncthreads();
-    if (warp == 0) {
-      if (lane < warps) {
-#pragma unroll
-        for (int i = 0; i < P; ++i) list[i] = lists[lane][i];
-      } else {
-        fill_empty(list, rank);
-      }
-      merge_across_lanes<top_k_list_size(warps)>(list, rank);
-    }
-  }
 }
 
 /// Merge by ranks, B into A (both sorted lists of P entries, lane i < P holding the i-th

@@ -7,10 +7,10 @@
 #include <tally/detail/config.cuh>
 
 TALLY_NAMESPACE_BEGIN
-namespace backend_shared_memory {
+namespace detail {
 
 template <class T, int Threads>
-class block_reduce {
+class block_reduce_tree {
   // The tree runs over the next power of two; threads past `Threads` don't exist and
   // are treated like invalid ones.
   static constexpr int tree_width = [] {
@@ -24,7 +24,7 @@ class block_reduce {
     T values[Threads];
   };
 
-  __device__ explicit block_reduce(temp_storage& storage) : storage_(storage) {}
+  __device__ explicit block_reduce_tree(temp_storage& storage) : storage_(storage) {}
 
   /// Reduces the values of threads [0, valid) of the block; the result is in thread 0.
   /// Every thread must call it. `valid` must be the same in all threads.
@@ -62,5 +62,5 @@ class block_reduce {
   temp_storage& storage_;
 };
 
-}  // namespace backend_shared_memory
+}  // namespace detail
 TALLY_NAMESPACE_END

@@ -23,15 +23,20 @@
 TALLY_NAMESPACE_BEGIN
 namespace detail {
 
+/// How many items of V one vector load reads when a thread takes `items` per tile: up to
+/// 16 bytes, and a divisor of `items`. Also called by the host (the launch computes the
+/// unaligned head with the kernel's items per thread).
+template <class V>
+TALLY_HOST_DEVICE constexpr int vector_width(int items) {
+  int w = (sizeof(V) <= 8 && 16 % sizeof(V) == 0) ? int(16 / sizeof(V)) : 1;
+  while (w > 1 && items % w != 0) w /= 2;
+  return w;
+}
+
 /// How a contiguous input of V is read with vector loads: Width items of V per load.
 template <class V, int ItemsPerThread>
 struct vector_shape {
-  static constexpr int max_width = (sizeof(V) <= 8 && 16 % sizeof(V) == 0) ? int(16 / sizeof(V)) : 1;
-  static constexpr int width = [] {
-    int w = max_width;
-    while (w > 1 && ItemsPerThread % w != 0) w /= 2;
-    return w;
-  }();
+  static constexpr int width = vector_width<V>(ItemsPerThread);
   static constexpr int bytes = width * int(sizeof(V));
   using word = std::conditional_t<
       bytes == 16, uint4,
@@ -51,17 +56,19 @@ struct input_range {
   bool vectorized;
 };
 
-template <class It, int ItemsPerThread>
-input_range<It> make_input_range(It first, std::int64_t n) {
+/// The input range of [first, first + n) for a kernel that takes `items` per thread.
+template <class It>
+input_range<It> make_input_range(It first, std::int64_t n, int items) {
   input_range<It> range{first, n, 0, false};
   if constexpr (is_contiguous_iterator_v<It>) {
     using V = iter_value_t<It>;
-    using shape = vector_shape<V, ItemsPerThread>;
-    if constexpr (shape::width > 1) {
+    const int width = vector_width<V>(items);
+    if (width > 1) {
       const auto address = reinterpret_cast<std::uintptr_t>(to_raw_pointer(first));
       if (address % sizeof(V) == 0) {
-        const auto misalignment = address % shape::bytes;
-        const std::int64_t head = misalignment ? std::int64_t((shape::bytes - misalignment) / sizeof(V)) : 0;
+        const std::size_t bytes = std::size_t(width) * sizeof(V);
+        const auto misalignment = address % bytes;
+        const std::int64_t head = misalignment ? std::int64_t((bytes - misalignment) / sizeof(V)) : 0;
         range.head = static_cast<int>(head < n ? head : n);
         range.vectorized = true;
       }
@@ -105,7 +112,7 @@ __device__ TALLY_FORCEINLINE int for_each_item(const input_range<It>& in, Conver
   const std::int64_t body = in.n - in.head;
   const std::int64_t full_tiles = body / tile;
 
-  if constexpr (is_contiguous_iterator_v<It> && vector_shape<iter_value_t<It>, ItemsPerThread>::width > 1) {
+  if constexpr (is_contiguous_iterator_v<It> && vector_width<iter_value_t<It>>(ItemsPerThread) > 1) {
     using V = iter_value_t<It>;
     using shape = vector_shape<V, ItemsPerThread>;
     constexpr int loads = ItemsPerThread / shape::width;

@@ -1,0 +1,31 @@
+#pragma once
+// The warp_shuffle backend's top_k, after each thread has kept its best P: the block's
+// lists merge with shuffles (block/merge_shuffle.cuh), the blocks' lists in the last
+// block (grid/last_block.cuh).
+
+#include <tally/block/merge_shuffle.cuh>
+#include <tally/grid/last_block.cuh>
+
+TALLY_NAMESPACE_BEGIN
+namespace backend_warp_shuffle {
+
+/// Partial bytes per block the host must provide: one list.
+template <class C>
+TALLY_HOST_DEVICE constexpr std::size_t top_k_partial_bytes(int list_size) {
+  return std::size_t(list_size) * sizeof(C);
+}
+
+/// Merges the lists of the block's threads and of the grid's blocks. Returns true in the
+/// thread that holds the grid's best P in `list` (thread 0 of the block that came last).
+template <int Threads, int K, int P, class C, class Rank, class At>
+__device__ bool top_k(C (&list)[P], const Rank& rank, At, const detail::scratch_view& scratch) {
+  // Raw storage: C may have default member initialisers, which __shared__ can't run.
+  __shared__ alignas(C) unsigned char storage[sizeof(C) * (Threads / 32) * P];
+  auto& lists = *reinterpret_cast<C(*)[Threads / 32][P]>(storage);
+  return detail::last_block_merge<Threads>(list, lists, rank, scratch, [&](C(&l)[P], C(&ls)[Threads / 32][P]) {
+    detail::shuffle_merge<Threads>(l, ls, rank);
+  });
+}
+
+}  // namespace backend_warp_shuffle
+TALLY_NAMESPACE_END

@@ -1,0 +1,98 @@
+#pragma once
+// One kernel per call site and architecture: how a kernel and its launch agree on the
+// kernel's policy (backend, threads per block, items per thread).
+//
+// A kernel template takes a Selector, a type whose `for_arch(arch)` is a constexpr
+// function of the compute capability. In device code the kernel reads its policy with
+// TALLY_COMPILED_ARCH (the architecture being compiled), so each -arch compiles one shape
+// and one backend, and nothing else of any table is instantiated. On the host,
+// kernel_shape() reads the architecture the kernel was actually compiled for from the
+// runtime (cudaFuncAttributes::ptxVersion: the virtual architecture, which is also
+// __CUDA_ARCH__ / 10 in that code, e.g. 80 for compute_80 PTX JIT-compiled on an sm_90
+// GPU) and evaluates the same function, so the launch always has the kernel's own shape.
+
+#include <tally/detail/cuda_check.cuh>
+#include <tally/detail/device_context.cuh>
+#include <tally/tuning/select.cuh>
+
+#include <atomic>
+#include <mutex>
+
+#if defined(__CUDA_ARCH__)
+#define TALLY_COMPILED_ARCH (__CUDA_ARCH__ / 10)
+#else
+#define TALLY_COMPILED_ARCH 0  // the host pass: no kernel body is compiled for it
+#endif
+
+TALLY_NAMESPACE_BEGIN
+namespace detail {
+
+/// The policy of one call site: the table's choice for (Kind, ValueBytes, ListSize), with
+/// what the caller's policy forces put in. AtomicAllowed false (a deterministic()
+/// floating-point sum) turns a table's `atomic` into warp_shuffle; a backend forced by
+/// with() is taken as it is.
+template <tuning::kernel_class Kind, int ValueBytes, int ListSize, backend_id Forced, int ForcedThreads,
+          int ForcedItems, bool AtomicAllowed = true>
+struct selector {
+  TALLY_HOST_DEVICE static constexpr tuning::launch_policy for_arch(int arch) {
+    tuning::launch_policy p = tuning::select(arch, Kind, ValueBytes, ListSize);
+    if (Forced != backend_id::automatic) p.backend = Forced;
+    else if (!AtomicAllowed && p.backend == backend_id::atomic) p.backend = backend_id::warp_shuffle;
+    if (ForcedThreads > 0) {
+      p.threads = ForcedThreads;
+      p.items_per_thread = ForcedItems;
+    }
+    return p;
+  }
+};
+
+/// The selector of a call under `Policy` (a device_policy).
+template <tuning::kernel_class Kind, int ValueBytes, int ListSize, class Policy, bool AtomicAllowed = true>
+using selector_for = selector<Kind, ValueBytes, ListSize, Policy::backend_type::id, Policy::threads,
+                              Policy::items_per_thread, AtomicAllowed>;
+
+/// The policy a kernel compiled from Selector has in the code being compiled.
+template <class Selector>
+__host__ __device__ constexpr tuning::launch_policy compiled_policy() {
+  return Selector::for_arch(TALLY_COMPILED_ARCH);
+}
+
+/// What the host knows of a kernel on a device, read once per (kernel, device).
+struct kernel_shape {
+  int arch;                       ///< the kernel's compiled architecture (ptxVersion)
+  tuning::launch_policy policy;   ///< Selector::for_arch(arch)
+  int blocks_per_sm;              ///< resident blocks of policy.threads threads per SM
+};
+
+template <class Selector, auto Kernel>
+kernel_shape shape_of(const char* algorithm, const device_context& ctx) {
+  struct cached {
+    std::atomic<bool> ready{false};
+    kernel_shape shape{};
+  };
+  static cached cache[max_cached_devices];
+  const bool cacheable = ctx.device >= 0 && ctx.device < max_cached_devices;
+  if (cacheable && cache[ctx.device].ready.load(std::memory_order_acquire)) return cache[ctx.device].shape;
+  cudaFuncAttributes attributes{};
+  check(cudaFuncGetAttributes(&attributes, Kernel), algorithm, "cannot read the kernel's attributes");
+  kernel_shape shape{};
+  shape.arch = attributes.ptxVersion;
+  shape.policy = Selector::for_arch(shape.arch);
+  if (shape.policy.threads <= 0)
+    throw_error(algorithm, "no tuning rule covers this call on this architecture (a bug in a tuning table)");
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&shape.blocks_per_sm, Kernel, shape.policy.threads, 0),
+        algorithm, "cannot compute the kernel's occupancy");
+  if (shape.blocks_per_sm < 1) shape.blocks_per_sm = 1;
+  if (cacheable) {
+    static std::mutex mutex;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!cache[ctx.device].ready.load(std::memory_order_relaxed)) {
+      cache[ctx.device].shape = shape;
+      cache[ctx.device].ready.store(true, std::memory_order_release);
+    }
+  }
+  return shape;
+}
+
+}  // namespace detail
+TALLY_NAMESPACE_END

@@ -1,0 +1,106 @@
+#pragma once
+// "Last block done": how a single launch finishes a reduction without any block ever
+// waiting for another (seed 001 made safe).
+//
+// Each block publishes its result (a partial in scratch, or an atomic into the slot)
+// and then bumps a counter with one acq_rel atomic at device scope:
+// - release: the block's result is visible device-wide before the count includes it;
+// - acquire: the block that sees count == grid - 1 (the last to finish) sees every
+//   other block's result.
+// That block alone finishes the work and sets the counter back to zero for the next
+// call on the stream. Nothing spins, so it works whether or not all blocks are resident.
+
+#include <tally/detail/scratch.cuh>
+#include <tally/warp/sorted_list.cuh>
+
+#include <cuda/atomic>
+
+TALLY_NAMESPACE_BEGIN
+namespace detail {
+
+/// Called by one thread per block after publishing the block's result; true in the
+/// last block to arrive.
+__device__ TALLY_FORCEINLINE bool arrive_and_check_last(unsigned int* counter) {
+  cuda::atomic_ref<unsigned int, cuda::thread_scope_device> count(*counter);
+  return count.fetch_add(1u, cuda::std::memory_order_acq_rel) == gridDim.x - 1;
+}
+
+/// Called by the last block when it is done with the counter.
+__device__ TALLY_FORCEINLINE void reset_counter(unsigned int* counter) {
+  // Relaxed is enough: the next kernel on the stream starts after this one ends.
+  cuda::atomic_ref<unsigned int, cuda::thread_scope_device>(*counter).store(0u, cuda::std::memory_order_relaxed);
+}
+
+
+/// The last-block combine of a reduction whose blocks each hold one value in thread 0
+/// (`block`): each block writes its partial and arrives; the block that arrives last folds
+/// the partials in block order with BlockReduce (so the result depends only on the grid,
+/// not on which block came last) and calls `finish(out, total)` in thread 0. `storage` is
+/// BlockReduce's shared memory, free on entry. Every thread of the block calls it.
+template <class BlockReduce, int Threads, class T, class Op, class Finish, class Out>
+__device__ void last_block_reduce(const T& block, typename BlockReduce::temp_storage& storage, Op op,
+                                  const Finish& finish, Out out, const scratch_view& scratch) {
+  __shared__ bool is_last;
+  const int tid = static_cast<int>(threadIdx.x);
+  T* partials = static_cast<T*>(scratch.partials);
+  if (tid == 0) {
+    partials[blockIdx.x] = block;
+    is_last = arrive_and_check_last(scratch.counter);
+  }
+  __syncthreads();
+  if (!is_last) return;
+  // Thread 0 acquired the other blocks' partials; the barrier above passes that on to
+  // this block's threads, and the fence keeps their loads from being served by a stale
+  // L1 line.
+  __threadfence();
+  const int grid = static_cast<int>(gridDim.x);
+  T folded;
+  bool has = false;
+  for (int i = tid; i < grid; i += Threads) {
+    folded = has ? op(folded, partials[i]) : partials[i];
+    has = true;
+  }
+  const T total = BlockReduce(storage).reduce(folded, grid < Threads ? grid : Threads, op);
+  if (tid == 0) {
+    finish(out, total);
+    reset_counter(scratch.counter);
+  }
+}
+
+/// The last-block combine of top_k lists: each block has merged its threads' lists into
+/// thread 0's `list` (with BlockMerge), writes it to its partials and arrives; the block
+/// that arrives last merges the blocks' lists (each thread a share, then BlockMerge
+/// again). Returns true in that block's thread 0, whose `list` is then the grid's best P.
+/// `lists` is BlockMerge's shared memory. The result does not depend on the order of any
+/// merge: the order on candidates is total (detail/top_k/candidates.cuh).
+template <int Threads, int P, class C, class Rank, class BlockMerge>
+__device__ bool last_block_merge(C (&list)[P], C (&lists)[Threads / 32][P], const Rank& rank,
+                                 const scratch_view& scratch, BlockMerge block_merge) {
+  __shared__ bool is_last;
+  const int tid = static_cast<int>(threadIdx.x);
+  block_merge(list, lists);
+  if (gridDim.x == 1) return tid == 0;
+  C* partials = static_cast<C*>(scratch.partials);
+  if (tid == 0) {
+#pragma unroll
+    for (int i = 0; i < P; ++i) partials[std::size_t(blockIdx.x) * P + i] = list[i];
+    is_last = arrive_and_check_last(scratch.counter);
+  }
+  __syncthreads();
+  if (!is_last) return false;
+  // As in last_block_reduce: thread 0 acquired the other blocks' lists, the barrier
+  // passes that on, and the fence keeps loads from a stale L1 line.
+  __threadfence();
+  fill_empty(list, rank);
+  for (int b = tid; b < static_cast<int>(gridDim.x); b += Threads) {
+    const C* other = partials + std::size_t(b) * P;
+    merge_with(list, [other](int j) { return other[j]; }, rank);
+  }
+  __syncthreads();  // `lists` is reused
+  block_merge(list, lists);
+  if (tid == 0) reset_counter(scratch.counter);
+  return tid == 0;
+}
+
+}  // namespace detail
+TALLY_NAMESPACE_END

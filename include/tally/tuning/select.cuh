@@ -1,0 +1,34 @@
+#pragma once
+/// @file
+/// The selection of a launch policy: which table an architecture reads, and how a policy
+/// forced by the caller (`with(backend)`, `tune<T, I>()`) or a constraint of the call
+/// (deterministic(), an operator the atomic backend cannot fold) changes it.
+
+#include <tally/tuning/generic.cuh>
+#include <tally/tuning/policy.cuh>
+#include <tally/tuning/sm80.cuh>
+#include <tally/tuning/sm90.cuh>
+
+TALLY_NAMESPACE_BEGIN
+namespace tuning {
+
+/// The table's policy for a kernel of `kind` compiled for `arch` (10 * major + minor:
+/// 90 for sm_90). Searched: the architecture's table (sm_90 and newer: sm90_table; sm_80
+/// to sm_89: sm80_table), then generic_table; no_policy if neither has a rule.
+TALLY_HOST_DEVICE constexpr launch_policy select(int arch, kernel_class kind, int value_bytes, int list_size = 1) {
+  if (arch >= 90) {
+    const rule_table table = sm90_table();
+    const int i = find_rule(table, kind, value_bytes, list_size);
+    if (i >= 0) return table.rules[i].policy;
+  } else if (arch >= 80) {
+    const rule_table table = sm80_table();
+    const int i = find_rule(table, kind, value_bytes, list_size);
+    if (i >= 0) return table.rules[i].policy;
+  }
+  const rule_table table = generic_table();
+  const int i = find_rule(table, kind, value_bytes, list_size);
+  return i >= 0 ? table.rules[i].policy : no_policy();
+}
+
+}  // namespace tuning
+TALLY_NAMESPACE_END
