@@ -7,7 +7,14 @@
 /// With floating-point types (float, double, `__half`, `__nv_bfloat16`) they follow the
 /// library's order: NaN is greater than every number and `-0.0 == +0.0`, so
 /// `maximum(x, NaN)` is NaN, `minimum(x, NaN)` is x, and `less(NaN, x)` is false.
+///
+/// CCCL's function objects of the same families (`cuda::std::plus`, `cuda::maximum`,
+/// `cuda::minimum`, `cuda::std::less`, `cuda::std::greater` and Thrust's `plus`, `maximum`,
+/// `minimum`, `less`, `greater`) are recognised as these (detail/cccl_interop.cuh): they
+/// have the same `identity_element`, take the same fast paths, and tally computes them as
+/// its own, in the library's order.
 
+#include <tally/detail/cccl_interop.cuh>
 #include <tally/detail/float_order.cuh>
 
 #include <cuda/std/limits>
@@ -91,8 +98,10 @@ struct greater<void> {
 /// The identity of `Op` on `T`: `op(identity_element<Op, T>::value(), x) == x`.
 ///
 /// Defined for `tally::plus`, `tally::minimum` and `tally::maximum` on arithmetic types
-/// (including `__half` and `__nv_bfloat16`). The atomic backend needs it; specialise it
-/// for your own operator to make that backend available to it:
+/// (including `__half` and `__nv_bfloat16`), and for CCCL's function objects of the same
+/// families (`cuda::std::plus`, `cuda::maximum`, `thrust::minimum`, ...). The atomic
+/// backend needs it; specialise it for your own operator to make that backend available
+/// to it:
 /// @code
 /// template <> struct tally::identity_element<my_op, my_type> {
 ///   __host__ __device__ static my_type value() { return my_type{...}; }
@@ -102,24 +111,81 @@ template <class Op, class T, class Enable = void>
 struct identity_element {};
 
 namespace detail {
+
+/// tally's function object that `Op` is under another name (cuda::std::plus<U> ->
+/// tally::plus<U>, cuda::maximum<U> -> tally::maximum<U>, thrust::less<U> ->
+/// tally::less<U>, ...; see cccl_interop.cuh), or `Op` itself.
+template <class Op, op_family Family = cccl_op_family<Op>::family>
+struct tally_op {
+  using type = Op;
+};
+template <class Op>
+struct tally_op<Op, op_family::plus> {
+  using type = plus<typename cccl_op_family<Op>::argument>;
+};
+template <class Op>
+struct tally_op<Op, op_family::minimum> {
+  using type = minimum<typename cccl_op_family<Op>::argument>;
+};
+template <class Op>
+struct tally_op<Op, op_family::maximum> {
+  using type = maximum<typename cccl_op_family<Op>::argument>;
+};
+template <class Op>
+struct tally_op<Op, op_family::less> {
+  using type = less<typename cccl_op_family<Op>::argument>;
+};
+template <class Op>
+struct tally_op<Op, op_family::greater> {
+  using type = greater<typename cccl_op_family<Op>::argument>;
+};
+template <class Op>
+using tally_op_t = typename tally_op<Op>::type;
+
+/// `op` as tally's own function object when it is a recognised CCCL one, else `op`
+/// unchanged. The entry points call it first so that a CCCL function object computes
+/// exactly what tally's does (NaN greatest in max/min/less/greater) on every backend and
+/// in tally::host, and instantiates the same kernels.
+template <class Op>
+TALLY_HOST_DEVICE constexpr tally_op_t<Op> to_tally_op(const Op& op) {
+  if constexpr (std::is_same_v<tally_op_t<Op>, Op>) return op;
+  else return tally_op_t<Op>{};
+}
+
+/// What an operator is on T: plus, minimum or maximum (tally's, or CCCL's under tally_op).
 template <class Op, class T>
-struct op_traits {
+struct tally_op_traits {
   static constexpr bool is_plus = false, is_minimum = false, is_maximum = false;
 };
+template <class Op, class T>
+struct op_traits : tally_op_traits<tally_op_t<Op>, T> {};
+
 template <class U, class T>
-struct op_traits<plus<U>, T> {
+struct tally_op_traits<plus<U>, T> {
   static constexpr bool is_plus = std::is_void_v<U> || std::is_same_v<U, T>;
   static constexpr bool is_minimum = false, is_maximum = false;
 };
 template <class U, class T>
-struct op_traits<minimum<U>, T> {
+struct tally_op_traits<minimum<U>, T> {
   static constexpr bool is_minimum = std::is_void_v<U> || std::is_same_v<U, T>;
   static constexpr bool is_plus = false, is_maximum = false;
 };
 template <class U, class T>
-struct op_traits<maximum<U>, T> {
+struct tally_op_traits<maximum<U>, T> {
   static constexpr bool is_maximum = std::is_void_v<U> || std::is_same_v<U, T>;
   static constexpr bool is_plus = false, is_minimum = false;
+};
+
+/// What a comparator is on values of type V: tally::less (the largest is the best of a
+/// max_element, top_k's default order) or tally::greater, as `less<>` / `less<V>` /
+/// `greater<>` / `greater<V>` or as CCCL's `cuda::std::less`, `thrust::less`, ...
+/// (under tally_op). Both false for every other comparator.
+template <class Compare, class V>
+struct comparator_traits {
+  using tally_compare = tally_op_t<Compare>;
+  static constexpr bool is_less = std::is_same_v<tally_compare, less<>> || std::is_same_v<tally_compare, less<V>>;
+  static constexpr bool is_greater =
+      std::is_same_v<tally_compare, greater<>> || std::is_same_v<tally_compare, greater<V>>;
 };
 
 /// plus, minimum or maximum on an arithmetic type: the operators with native atomics
@@ -175,5 +241,12 @@ struct identity_element<minimum<U>, T,
   // NaN for floating types: minimum(NaN, x) == x in the library's order.
   TALLY_HOST_DEVICE static T value() { return detail::greatest_value<T>(); }
 };
+
+/// CCCL's function objects have the identity of tally's of the same family.
+template <class Op, class T>
+struct identity_element<Op, T,
+                        std::enable_if_t<std::conjunction_v<std::bool_constant<detail::is_cccl_function_object_v<Op>>,
+                                                            detail::has_identity<detail::tally_op_t<Op>, T>>>>
+    : identity_element<detail::tally_op_t<Op>, T> {};
 
 TALLY_NAMESPACE_END

@@ -1,12 +1,14 @@
 #pragma once
 // Type traits that tally needs beyond <type_traits>: the CUDA 16-bit float types,
-// iterator value types, and the raw pointer behind a contiguous iterator.
+// iterator value types, and the raw pointer behind a contiguous iterator (every iterator
+// that Thrust knows to be contiguous).
 
 #include <tally/detail/config.cuh>
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <thrust/device_ptr.h>
+#include <thrust/type_traits/is_contiguous_iterator.h>
 
 #include <cstdint>
 #include <cstring>
@@ -37,7 +39,7 @@ template <class To, class From>
 TALLY_HOST_DEVICE TALLY_FORCEINLINE To bit_cast(const From& from) {
   static_assert(sizeof(To) == sizeof(From), "bit_cast needs types of equal size");
   To to;
-  memcpy(&to, &from, sizeof(To));
+  memcpy(static_cast<void*>(&to), static_cast<const void*>(&from), sizeof(To));  // To may be a class (__half)
   return to;
 }
 
@@ -57,9 +59,23 @@ struct alignas(16) uint128_word {
 TALLY_HOST_DEVICE inline bool operator==(uint128_word a, uint128_word b) { return a.lo == b.lo && a.hi == b.hi; }
 TALLY_HOST_DEVICE inline bool operator!=(uint128_word a, uint128_word b) { return !(a == b); }
 
-/// Raw pointers and thrust::device_ptr are contiguous: tally may read them with
-/// vector loads and check where they point. Every other iterator is read item by item.
-template <class It>
+/// Contiguous iterators: tally may read them with vector loads and check where they point
+/// (validate.cuh). Every iterator that Thrust calls contiguous
+/// (`thrust::is_contiguous_iterator_v`) is: raw pointers, `thrust::device_ptr` and the other
+/// Thrust pointers, `thrust::device_vector<T>::iterator` (and universal_vector's,
+/// host_vector's), `cuda::std::span` and `cuda::std::array` iterators, the standard
+/// library's contiguous iterators (`std::vector<T>::iterator`, `std::array`), and any
+/// iterator proclaimed with `THRUST_PROCLAIM_CONTIGUOUS_ITERATOR`. Every other iterator
+/// (counting, transform, reverse, `std::vector<bool>`, ...) is read item by item.
+///
+/// `get` (through `to_raw_pointer`) is the raw pointer to the item the iterator points to,
+/// as `thrust::unwrap_contiguous_iterator` gives it (`thrust::raw_pointer_cast(&*it)`,
+/// which reads no memory). Where that memory lies is not known: a `std::vector` iterator
+/// gives a host pointer, which `check_device_accessible` refuses for a device policy. It
+/// works on the host for every contiguous iterator, and on the device for those whose
+/// dereference is `__device__` (all of Thrust's and libcu++'s; not the standard library's,
+/// whose memory a device policy cannot read anyway).
+template <class It, class Enable = void>
 struct contiguous_iterator : std::false_type {};
 template <class T>
 struct contiguous_iterator<T*> : std::true_type {
@@ -70,11 +86,47 @@ struct contiguous_iterator<thrust::device_ptr<T>> : std::true_type {
   TALLY_HOST_DEVICE static T* get(thrust::device_ptr<T> p) { return p.get(); }
 };
 template <class It>
+inline constexpr bool is_device_ptr_v = false;
+template <class T>
+inline constexpr bool is_device_ptr_v<thrust::device_ptr<T>> = true;
+template <class It>
+struct contiguous_iterator<
+    It, std::enable_if_t<!std::is_pointer_v<It> && !is_device_ptr_v<It> && thrust::is_contiguous_iterator_v<It>>>
+    : std::true_type {
+  using pointer = decltype(thrust::raw_pointer_cast(&*std::declval<const It&>()));
+  // The standard library's iterators have host-only members: this is then called on the
+  // host only, and nvcc must not check it as a device function.
+#if defined(__CUDACC__) && !defined(__clang__)
+#pragma nv_exec_check_disable
+#endif
+  TALLY_HOST_DEVICE static pointer get(const It& it) { return thrust::raw_pointer_cast(&*it); }
+};
+template <class It>
 inline constexpr bool is_contiguous_iterator_v = contiguous_iterator<It>::value;
 
+/// The raw pointer behind a contiguous iterator (see contiguous_iterator).
 template <class It>
 TALLY_HOST_DEVICE auto to_raw_pointer(It it) {
   return contiguous_iterator<It>::get(it);
+}
+
+/// A contiguous iterator as its raw pointer, any other iterator as it is: what a kernel is
+/// best instantiated with, so that `v.begin()`, `v.data()` and
+/// `thrust::raw_pointer_cast(v.data())` share one kernel.
+template <class It, bool = is_contiguous_iterator_v<It>>
+struct unwrapped_iterator {
+  using type = It;
+};
+template <class It>
+struct unwrapped_iterator<It, true> {
+  using type = decltype(contiguous_iterator<It>::get(std::declval<It>()));
+};
+template <class It>
+using unwrapped_iterator_t = typename unwrapped_iterator<It>::type;
+template <class It>
+TALLY_HOST_DEVICE unwrapped_iterator_t<It> unwrap_iterator(It it) {
+  if constexpr (is_contiguous_iterator_v<It>) return to_raw_pointer(it);
+  else return it;
 }
 
 }  // namespace detail
