@@ -16,16 +16,34 @@
 
 #include <tally/detail/config.cuh>
 
-#include <cuda/std/functional>  // cuda::std::plus, less, greater
-#include <thrust/functional.h>  // thrust::plus, maximum, minimum, less, greater
-#include <thrust/version.h>
+// The headers of the function objects alone where CCCL has them (the umbrella headers
+// cost a compile time that a one-call translation unit notices).
+#if __has_include(<cuda/std/__functional/operations.h>)
+#include <cuda/std/__functional/operations.h>  // cuda::std::plus, less, greater
+#else
+#include <cuda/std/functional>
+#endif
 
 // cuda::maximum and cuda::minimum came with CCCL 2.8 (<cuda/functional>).
 #if defined(CCCL_VERSION) && CCCL_VERSION >= 2008000
+#if __has_include(<cuda/__functional/maximum.h>) && __has_include(<cuda/__functional/minimum.h>)
+#include <cuda/__functional/maximum.h>
+#include <cuda/__functional/minimum.h>
+#else
 #include <cuda/functional>
+#endif
 #define TALLY_CCCL_HAS_CUDA_MAXIMUM 1
 #else
 #define TALLY_CCCL_HAS_CUDA_MAXIMUM 0
+#endif
+
+// Thrust's function objects are libcu++'s since CCCL 3.0; before, types of their own.
+#if !defined(CCCL_VERSION) || CCCL_VERSION < 3000000
+#include <thrust/functional.h>  // thrust::plus, maximum, minimum, less, greater
+#include <thrust/version.h>
+#define TALLY_CCCL_THRUST_OWN_FUNCTORS 1
+#else
+#define TALLY_CCCL_THRUST_OWN_FUNCTORS 0
 #endif
 
 TALLY_NAMESPACE_BEGIN
@@ -63,7 +81,8 @@ template <class U>
 classified<op_family::minimum, U> classify(type_tag<::cuda::minimum<U>>);
 #endif
 
-// Thrust's: the same declarations again where they are aliases (CCCL >= 3.0).
+#if TALLY_CCCL_THRUST_OWN_FUNCTORS
+// Thrust's own (before CCCL 3.0; since, they are the declarations above).
 template <class U>
 classified<op_family::plus, U> classify(type_tag<THRUST_NS_QUALIFIER::plus<U>>);
 template <class U>
@@ -74,6 +93,7 @@ template <class U>
 classified<op_family::maximum, U> classify(type_tag<THRUST_NS_QUALIFIER::maximum<U>>);
 template <class U>
 classified<op_family::minimum, U> classify(type_tag<THRUST_NS_QUALIFIER::minimum<U>>);
+#endif
 
 }  // namespace cccl
 

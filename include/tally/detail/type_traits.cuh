@@ -7,7 +7,6 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#include <thrust/device_ptr.h>
 #include <thrust/type_traits/is_contiguous_iterator.h>
 
 #include <cstdint>
@@ -81,25 +80,26 @@ template <class T>
 struct contiguous_iterator<T*> : std::true_type {
   TALLY_HOST_DEVICE static T* get(T* p) { return p; }
 };
-template <class T>
-struct contiguous_iterator<thrust::device_ptr<T>> : std::true_type {
-  TALLY_HOST_DEVICE static T* get(thrust::device_ptr<T> p) { return p.get(); }
-};
+// Not <thrust/device_ptr.h> (more lines than the whole of CUB's DeviceReduce): a Thrust
+// iterator reaches tally from code that included its header, and the trait is asked
+// there.
+/// A raw pointer from what `&*it` gives: a raw pointer, or a Thrust pointer (device_ptr,
+/// ...), whose get() is the raw pointer (thrust::raw_pointer_cast, without its header).
+template <class P>
+TALLY_HOST_DEVICE auto raw_address(P p) {
+  if constexpr (std::is_pointer_v<P>) return p;
+  else return raw_address(p.get());
+}
 template <class It>
-inline constexpr bool is_device_ptr_v = false;
-template <class T>
-inline constexpr bool is_device_ptr_v<thrust::device_ptr<T>> = true;
-template <class It>
-struct contiguous_iterator<
-    It, std::enable_if_t<!std::is_pointer_v<It> && !is_device_ptr_v<It> && thrust::is_contiguous_iterator_v<It>>>
+struct contiguous_iterator<It, std::enable_if_t<!std::is_pointer_v<It> && thrust::is_contiguous_iterator_v<It>>>
     : std::true_type {
-  using pointer = decltype(thrust::raw_pointer_cast(&*std::declval<const It&>()));
+  using pointer = decltype(raw_address(&*std::declval<const It&>()));
   // The standard library's iterators have host-only members: this is then called on the
   // host only, and nvcc must not check it as a device function.
 #if defined(__CUDACC__) && !defined(__clang__)
 #pragma nv_exec_check_disable
 #endif
-  TALLY_HOST_DEVICE static pointer get(const It& it) { return thrust::raw_pointer_cast(&*it); }
+  TALLY_HOST_DEVICE static pointer get(const It& it) { return raw_address(&*it); }
 };
 template <class It>
 inline constexpr bool is_contiguous_iterator_v = contiguous_iterator<It>::value;

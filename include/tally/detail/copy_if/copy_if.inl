@@ -61,10 +61,13 @@ std::int64_t copy_if_impl(const char* algorithm, const Policy& policy, It first,
     }
     auto run = [&](auto count_out) {
       if constexpr (has_stencil)
-        dispatch_copy_if(algorithm, policy, ctx, first, n, by_stencil<StencilIt, Pred>{stencil, pred}, result,
+        dispatch_copy_if(algorithm, policy, ctx, unwrap_iterator(first), n,
+                         by_stencil<unwrapped_iterator_t<StencilIt>, Pred>{unwrap_iterator(stencil), pred},
+                         unwrap_iterator(result),
                          count_out);
       else
-        dispatch_copy_if(algorithm, policy, ctx, first, n, by_value<Pred>{pred}, result, count_out);
+        dispatch_copy_if(algorithm, policy, ctx, unwrap_iterator(first), n, by_value<Pred>{pred}, unwrap_iterator(result),
+                         count_out);
     };
     if constexpr (!wait) {
       check_device_accessible(algorithm, "the count output", count, ctx);

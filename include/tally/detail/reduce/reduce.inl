@@ -8,7 +8,7 @@ T reduce(const Policy& policy, It first, It last, T init, BinaryOp op) {
   constexpr const char* algorithm = "tally::reduce";
   if constexpr (is_host_policy_v<Policy>) {
     (void)detail::checked_distance(algorithm, first, last);
-    return backend_host::reduce(first, last, init, op);
+    return backend_host::reduce(first, last, init, detail::to_tally_op(op));
   } else {
     const std::int64_t n = detail::checked_distance(algorithm, first, last);
     detail::check_not_null(algorithm, "the input", first, n);
@@ -17,7 +17,8 @@ T reduce(const Policy& policy, It first, It last, T init, BinaryOp op) {
     detail::check_device_accessible(algorithm, "the input", first, ctx);
     // The kernel writes the result straight into pinned host memory: no copy to wait for.
     T* result = static_cast<T*>(detail::pinned_result_buffer(algorithm, sizeof(T)));
-    detail::dispatch_reduce(algorithm, policy, ctx, first, n, result, init, op);
+    detail::dispatch_reduce(algorithm, policy, ctx, detail::unwrap_iterator(first), n, result, init,
+                            detail::to_tally_op(op));
     detail::check(cudaStreamSynchronize(policy.stream()), algorithm, "the reduction failed");
     return *result;
   }
@@ -29,7 +30,7 @@ void reduce_into(const Policy& policy, It first, It last, OutIt out, T init, Bin
   constexpr const char* algorithm = "tally::reduce_into";
   if constexpr (is_host_policy_v<Policy>) {
     (void)detail::checked_distance(algorithm, first, last);
-    *out = backend_host::reduce(first, last, init, op);
+    *out = backend_host::reduce(first, last, init, detail::to_tally_op(op));
   } else {
     const std::int64_t n = detail::checked_distance(algorithm, first, last);
     detail::check_not_null(algorithm, "the input", first, n);
@@ -37,7 +38,8 @@ void reduce_into(const Policy& policy, It first, It last, OutIt out, T init, Bin
     const detail::device_context ctx = detail::current_device(algorithm);
     if (n > 0) detail::check_device_accessible(algorithm, "the input", first, ctx);
     detail::check_device_accessible(algorithm, "the output", out, ctx);
-    detail::dispatch_reduce(algorithm, policy, ctx, first, n, out, init, op);
+    detail::dispatch_reduce(algorithm, policy, ctx, detail::unwrap_iterator(first), n, detail::unwrap_iterator(out),
+                            init, detail::to_tally_op(op));
   }
 }
 

@@ -31,7 +31,8 @@ top_k_result<detail::iter_value_t<It>, K> top_k(const Policy& policy, It first, 
   top_k_result<T, K> result;
   const std::int64_t n = detail::checked_distance(algorithm, first, last);
   if constexpr (is_host_policy_v<Policy>) {
-    result.count = backend_host::top_k<K>(first, last, result.values.data(), result.indices.data(), comp);
+    result.count =
+        backend_host::top_k<K>(first, last, result.values.data(), result.indices.data(), detail::to_tally_op(comp));
   } else {
     detail::check_not_null(algorithm, "the input", first, n);
     if (n == 0) return result;
@@ -42,7 +43,8 @@ top_k_result<detail::iter_value_t<It>, K> top_k(const Policy& policy, It first, 
     auto* buffer = static_cast<unsigned char*>(detail::pinned_result_buffer(algorithm, values_offset + K * sizeof(T)));
     auto* indices = reinterpret_cast<std::int64_t*>(buffer);
     auto* values = reinterpret_cast<T*>(buffer + values_offset);
-    detail::dispatch_top_k<K>(algorithm, policy, ctx, first, n, values, indices, comp);
+    detail::dispatch_top_k<K>(algorithm, policy, ctx, detail::unwrap_iterator(first), n, values, indices,
+                              detail::to_tally_op(comp));
     detail::check(cudaStreamSynchronize(policy.stream()), algorithm, "the selection failed");
     result.count = detail::top_k_count<K>(n);
     std::copy(indices, indices + result.count, result.indices.begin());
@@ -73,7 +75,8 @@ void top_k_into(const Policy& policy, It first, It last, ValueOut values, IndexO
     detail::check_device_accessible(algorithm, "the input", first, ctx);
     detail::check_device_accessible(algorithm, "the values output", values, ctx);
     detail::check_device_accessible(algorithm, "the indices output", indices, ctx);
-    detail::dispatch_top_k<K>(algorithm, policy, ctx, first, n, values, indices, comp);
+    detail::dispatch_top_k<K>(algorithm, policy, ctx, detail::unwrap_iterator(first), n,
+                              detail::unwrap_iterator(values), detail::unwrap_iterator(indices), detail::to_tally_op(comp));
   }
 }
 
