@@ -1,7 +1,7 @@
 // custom_operator: reduce a range of your own struct with your own operator. The hull of
-// a set of intervals: {min of lo, max of hi}. Every backend but the atomic one runs any
-// associative operator; the atomic backend also needs the operator's identity, given by
-// specialising tally::identity_element.
+// a set of intervals: {min of lo, max of hi}. Every backend runs any associative
+// operator; an identity (specialising tally::identity_element) lets the atomic backend
+// keep the value alone in its compare-and-swap word.
 //
 // Without a CUDA device it prints "skipped: ..." and returns 77; otherwise it checks its
 // results and returns 0 (all correct) or 1.
@@ -34,7 +34,8 @@ struct hull {
 
 // example-begin identity
 // The identity of hull: hull(empty, x) == x for every x. With it, the atomic backend
-// can run hull (and the automatic policy may choose it).
+// keeps the 8-byte value alone in its compare-and-swap word (without it, the value and a
+// "holds a value" byte: a 16-byte compare-and-swap, sm_90 and newer).
 template <>
 struct tally::identity_element<hull, interval> {
   __host__ __device__ static interval value() {
@@ -79,7 +80,7 @@ int main() {
   const interval empty = tally::identity_element<hull, interval>::value();
 
   // Any backend: the automatic policy, and the atomic one (a compare-and-swap loop on
-  // the 8-byte struct; it would not compile without the identity_element above).
+  // the 8-byte struct).
   interval all = tally::reduce(first, last, empty, hull{});
   interval by_atomic = tally::reduce(tally::par.with(tally::backend::atomic), first, last, empty, hull{});
 
@@ -91,15 +92,14 @@ int main() {
   expect(wider == interval{-10.0f, expected.hi}, "hull with an init outside the data");
 
   // example-begin no-identity
-  // width_sum has no identity_element: the automatic, shared_memory and warp_shuffle
-  // backends run it (automatic then never picks the atomic backend); forcing
-  // with(tally::backend::atomic) would not compile.
+  // width_sum has no identity_element: every backend runs it all the same, the atomic
+  // one with a compare-and-swap loop on the value and a "holds a value" byte.
   static_assert(!tally::has_identity_v<width_sum, interval>);
   interval widths = tally::reduce(first, last, interval{0.0f, 0.0f}, width_sum{});
-  interval widths_by_shuffle =
-      tally::reduce(tally::par.with(tally::backend::warp_shuffle), first, last, interval{0.0f, 0.0f}, width_sum{});
+  interval widths_by_atomic =
+      tally::reduce(tally::par.with(tally::backend::atomic), first, last, interval{0.0f, 0.0f}, width_sum{});
   // example-end no-identity
-  expect(widths.hi == 6.0f * float(n) && widths == widths_by_shuffle, "sum of the widths without an identity");
+  expect(widths.hi == 6.0f * float(n) && widths == widths_by_atomic, "sum of the widths without an identity");
 
   std::printf("custom_operator: hull of %lld intervals = [%g, %g], total width %g\n", n, all.lo, all.hi, widths.hi);
   return failures == 0 ? 0 : 1;
