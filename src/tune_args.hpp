@@ -1,5 +1,5 @@
 #pragma once
-// The command line of `tally tune` (no CUDA here: the host tests read it too).
+// The command line of `tally tune` (tally-tune; no CUDA here: the host tests read it too).
 
 #include "bench_args.hpp"
 
@@ -9,14 +9,12 @@
 namespace tally_tool {
 
 struct tune_options {
-  std::vector<std::uint64_t> sizes;  ///< the sizes measured: each is a bucket's centre
+  std::vector<std::uint64_t> sizes;  ///< the sizes measured (one policy per class for all of them)
   std::vector<std::string> algos;    ///< empty: all
   std::vector<std::string> types;    ///< empty: all
   std::string out;                   ///< the header to write ("" : standard output)
   int loops = 5;
   int device = -1;
-  double tolerance = 0.02;           ///< keep the previous size's choice within this of the best
-  int max_configs = 3;               ///< at most this many configurations per class (0: any)
   bool progress = true;
   bool help = false;
 };
@@ -45,11 +43,11 @@ inline tune_options parse_tune_args(int argc, char** argv) {
     else if (args.take_value("--out", value)) o.out = value;
     else if (args.take_value("--loops", value)) o.loops = parse_int_flag("--loops", value, 1, 100);
     else if (args.take_value("--device", value)) o.device = parse_int_flag("--device", value, 0, 1023);
-    else if (args.take_value("--tolerance", value)) o.tolerance = parse_int_flag("--tolerance", value, 0, 50) / 100.0;
-    else if (args.take_value("--max-configs", value)) o.max_configs = parse_int_flag("--max-configs", value, 0, 64);
     else if (args.take_switch("--no-progress")) o.progress = false;
     else {
       const std::string a = args.current();
+      if (a == "--tolerance" || a == "--max-configs")
+        throw usage_error("'" + a + "' is gone: a class has one policy at every size now");
       throw usage_error(a.rfind("-", 0) == 0 ? "unknown option '" + a + "'" : "unexpected argument '" + a + "'");
     }
   }

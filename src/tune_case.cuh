@@ -1,9 +1,10 @@
 #pragma once
-// What the `tally tune` searches share: a case (one class of a tuning table, e.g. "reduce
-// integer_sum on 4-byte values"), its candidate configurations, and the compile-time
-// lists of shapes and backends they are built from. A candidate is a policy forcing a
-// backend and a shape (`par.with(B).tune<T, I>()`), so every candidate is its own kernel,
-// compiled into the tool; each search's file (tune_*.cu) compiles its own.
+// What the `tally tune` searches share: a case (one class of a tuning table, e.g.
+// {kernel_class::integer_sum, 4, any_size}: sums of 4-byte integers), its candidate
+// configurations, and the compile-time lists of shapes and backends they are built from.
+// A candidate is a policy forcing a backend and a shape (`par.with(B).tune<T, I>()`), so
+// every candidate is its own kernel, compiled into tally-tune (never into `tally`); each
+// search's file (tune_*.cu) compiles its own.
 
 #include "tune_table.hpp"
 
@@ -43,14 +44,16 @@ struct tune_env {
 };
 
 struct tune_case {
-  std::string table;      ///< "reduce", "top_k", "copy_if"
   std::string algorithm;  ///< what --algo matches
   std::string type;       ///< what --type matches
-  std::string key;        ///< the rule's leading fields as C++: "reduce_op_class::integer_sum, 4"
+  std::string kind;       ///< the rule's kernel_class: "integer_sum"
+  int max_value_bytes = tune_any_size;  ///< the rule's value size (any_size for top_k lists)
+  int max_list_size = tune_any_size;    ///< the rule's list size (top_k: K rounded up to a power of two)
   std::string label;      ///< for people: "int32 sum"
-  int sort_key = 0;       ///< the group's place in its table
   std::vector<tune_config> configs;  ///< the candidates run() measures
-  int item_bytes = 4;
+  int item_bytes = 4;     ///< bytes per input item (the memory check)
+  /// The rule's leading fields as C++: "kernel_class::integer_sum, 4, any_size".
+  std::string key() const { return rule_key(kind, max_value_bytes, max_list_size); }
   std::function<void(std::uint64_t n, tune_env& env)> run;
 };
 

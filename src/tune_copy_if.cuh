@@ -36,15 +36,14 @@ struct double_50 {
 };
 
 template <class Case, bool Unordered, int... Items>
-tune_case copy_if_case(const char* type, int sort_key) {
+tune_case copy_if_case(const char* type) {
   using T = typename Case::T;
   tune_case c;
-  c.table = "copy_if";
   c.algorithm = "copy_if";
   c.type = type;
-  c.key = std::string(Unordered ? "true" : "false") + ", " + std::to_string(sizeof(T));
+  c.kind = Unordered ? "copy_if_unordered" : "copy_if";
+  c.max_value_bytes = int(sizeof(T));
   c.label = std::string(type) + (Unordered ? " copy_if unordered()" : " copy_if (stable)");
-  c.sort_key = sort_key;
   c.item_bytes = int(sizeof(T));
   c.configs = candidate_configs<copy_if_threads, Items...>(b::warp_shuffle, b::shared_memory);
   c.run = [](std::uint64_t n, tune_env& env) {
@@ -72,8 +71,8 @@ tune_case copy_if_case(const char* type, int sort_key) {
 template <bool Unordered>
 std::vector<tune_case> cases() {
   namespace cc = ts::copy_if_cases;
-  return {copy_if_case<cc::int32_50, Unordered, 8, 16>("int32", Unordered ? 2 : 0),
-          copy_if_case<double_50, Unordered, 4, 8>("double", Unordered ? 3 : 1)};
+  return {copy_if_case<cc::int32_50, Unordered, 8, 16>("int32"),
+          copy_if_case<double_50, Unordered, 4, 8>("double")};
 }
 
 }  // namespace tune_copy_if_detail

@@ -1,4 +1,4 @@
-// `tally tune`: max_element (reduce_op_class extremum: float on packed keys, double on
+// `tally tune`: max_element (kernel_class::extremum: float on packed keys, double on
 // (value, index) pairs, which have no atomic form), checked against CUB ArgMax.
 
 #include "tune_case.cuh"
@@ -23,15 +23,14 @@ struct double_argmax : ts::extrema_cases::extremum_case<double, true> {
 };
 
 template <class Case, class... Backends>
-tune_case extremum_case(const char* type, int sort_key, Backends... backends) {
+tune_case extremum_case(const char* type, Backends... backends) {
   using T = typename Case::T;
   tune_case c;
-  c.table = "reduce";
   c.algorithm = "max_element";
   c.type = type;
-  c.key = "reduce_op_class::extremum, " + std::to_string(sizeof(T));
+  c.kind = "extremum";
+  c.max_value_bytes = int(sizeof(T));
   c.label = std::string(type) + " max_element";
-  c.sort_key = sort_key;
   c.item_bytes = int(sizeof(T));
   c.configs = candidate_configs<reduce_threads, TALLY_TUNE_REDUCE_ITEMS>(backends...);
   c.run = [](std::uint64_t n, tune_env& env) {
@@ -51,9 +50,9 @@ tune_case extremum_case(const char* type, int sort_key, Backends... backends) {
 }  // namespace
 
 std::vector<tune_case> tune_extrema_cases() {
-  return {extremum_case<ts::extrema_cases::float_argmax>("float", 6, b::atomic, b::shared_memory, b::warp_shuffle),
+  return {extremum_case<ts::extrema_cases::float_argmax>("float", b::atomic, b::shared_memory, b::warp_shuffle),
           // (value, index) pairs have no atomic form: the atomic backend would run as warp_shuffle.
-          extremum_case<double_argmax>("double", 6, b::shared_memory, b::warp_shuffle)};
+          extremum_case<double_argmax>("double", b::shared_memory, b::warp_shuffle)};
 }
 
 }  // namespace tally_tool

@@ -1,5 +1,5 @@
 #pragma once
-// The reduce cases of `tally tune` (tune_reduce_*.cu): one case per (operator class,
+// The reduce cases of `tally tune` (tune_reduce_*.cu): one case per (kernel class,
 // value size), measured on the benchmarks' reduce inputs (support/tally_support/
 // reduce_cases.cuh) and checked against CUB on the same input.
 
@@ -17,17 +17,16 @@
 namespace tally_tool {
 
 template <class Case>
-tune_case reduce_tune_case(const std::string& algorithm, const std::string& type, const std::string& op_class,
-                           const std::string& label, int sort_key) {
+tune_case reduce_tune_case(const std::string& algorithm, const std::string& type, const std::string& kind,
+                           const std::string& label) {
   using T = typename Case::T;
   namespace b = tally::backend;
   tune_case c;
-  c.table = "reduce";
   c.algorithm = algorithm;
   c.type = type;
-  c.key = "reduce_op_class::" + op_class + ", " + std::to_string(sizeof(T));
+  c.kind = kind;
+  c.max_value_bytes = int(sizeof(T));
   c.label = label;
-  c.sort_key = sort_key;
   c.item_bytes = int(sizeof(T));
   c.configs = candidate_configs<reduce_threads, TALLY_TUNE_REDUCE_ITEMS>(b::atomic, b::shared_memory, b::warp_shuffle);
   c.run = [](std::uint64_t n, tune_env& env) {

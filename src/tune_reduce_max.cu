@@ -1,4 +1,4 @@
-// `tally tune`: float and double max (reduce_op_class min_max; min takes the same rules).
+// `tally tune`: float and double max (kernel_class::min_max; min takes the same rules).
 #include "tune_reduce.cuh"
 
 #include <limits>
@@ -22,8 +22,8 @@ struct double_max {
 
 std::vector<tune_case> tune_reduce_max_cases() {
   namespace rc = tally_support::reduce_cases;
-  return {reduce_tune_case<rc::float_max>("reduce_max", "float", "min_max", "float max", 4),
-          reduce_tune_case<double_max>("reduce_max", "double", "min_max", "double max", 5)};
+  return {reduce_tune_case<rc::float_max>("reduce_max", "float", "min_max", "float max"),
+          reduce_tune_case<double_max>("reduce_max", "double", "min_max", "double max")};
 }
 
 }  // namespace tally_tool

@@ -1,4 +1,4 @@
-// `tally tune`: int64 and double sums (reduce_op_class integer_sum / floating_sum, 8 bytes).
+// `tally tune`: int64 and double sums (kernel_class integer_sum / floating_sum, 8 bytes).
 #include "tune_reduce.cuh"
 
 #include <cstdint>
@@ -16,8 +16,8 @@ struct int64_sum : tally_support::reduce_cases::sum_case<std::int64_t> {
 
 std::vector<tune_case> tune_reduce_sum64_cases() {
   namespace rc = tally_support::reduce_cases;
-  return {reduce_tune_case<int64_sum>("reduce_sum", "int64", "integer_sum", "int64 sum", 1),
-          reduce_tune_case<rc::double_sum>("reduce_sum", "double", "floating_sum", "double sum", 3)};
+  return {reduce_tune_case<int64_sum>("reduce_sum", "int64", "integer_sum", "int64 sum"),
+          reduce_tune_case<rc::double_sum>("reduce_sum", "double", "floating_sum", "double sum")};
 }
 
 }  // namespace tally_tool

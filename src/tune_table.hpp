@@ -1,20 +1,19 @@
 #pragma once
 // How `tally tune` turns measurements into tuning rules, and rules into the text of a
-// tuning header (include/tally/tuning/sm90.cuh's format, tuning/rules.cuh). No CUDA here:
-// the host tests check the choice and the format.
+// tuning header (include/tally/tuning/sm90.cuh's shape; the format: tuning/policy.cuh).
+// No CUDA here: the host tests check the choice and the text.
 //
-// For one case (a table class: "reduce integer_sum, 4-byte values", "top_k lists of 8",
-// ...) the tuner measures every candidate configuration at every size. choose_rules
-// walks the sizes upwards keeping the configuration it has while that one stays within
-// `tolerance` of the fastest at the size (fewer rules, fewer kernels compiled into
-// `automatic`), else takes the fastest; consecutive sizes with one choice make one rule.
-// A rule measured at 2^a, followed by a size 2^b, covers n up to 2^((a + b) / 2); the
-// last covers every n. With a limit on the configurations a case may use (each is a
-// kernel compiled into every `automatic` call site), the ones that cost least are
-// dropped first.
+// A call site compiles one kernel per architecture, so a class of the table (a kernel
+// class, a value size, for top_k a list size) has ONE policy, used at every n; only the
+// grid follows n at run time. For one case the tuner measures every candidate
+// configuration at every size; choose_policy then takes the candidate with the smallest
+// worst-case ratio, over the measured sizes, of its time to the fastest candidate's time
+// at that size (ties: the smaller sum of those ratios). A candidate that failed at any
+// size (a wrong result, a launch refused) cannot be chosen: its kernel would run there.
+
+#include <tally_support/sizes.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -41,24 +40,26 @@ struct tune_measurement {
   bool ok = true;
 };
 
-/// A rule chosen for a case: the bucket it covers and the evidence.
-struct tune_rule {
-  int max_log2_n = 62;  ///< 62: any n (tuning::any_n)
-  tune_config config;
-  std::string evidence;  ///< per size: "2^10 1.59 us", "2^12 1.61 us (fastest atomic 256x8 1.60)"
+/// The chosen policy at one measured size.
+struct tune_size_result {
+  std::uint64_t n = 0;
+  tune_config fastest;  ///< the fastest candidate at n
+  double fastest_us = 0;
+  double chosen_us = 0;  ///< the chosen policy's time at n
+  double ratio = 0;      ///< chosen_us / fastest_us (>= 1)
 };
 
-inline constexpr int tune_any_n = 62;
-
-/// floor(log2(n)) (n >= 1).
-inline int floor_log2(std::uint64_t n) {
-  int k = -1;
-  while (n) {
-    n >>= 1;
-    ++k;
-  }
-  return k;
-}
+/// A case's one policy and the evidence behind it. chosen false: no candidate succeeded
+/// at every size where any did (or nothing ran); the compiled rule is kept.
+struct tune_choice {
+  bool chosen = false;
+  tune_config config;
+  std::vector<tune_size_result> sizes;  ///< ascending n: the sizes where any candidate ran
+  double worst_ratio = 0;
+  std::uint64_t worst_n = 0;  ///< where the worst ratio was measured
+  double ratio_sum = 0;
+  std::string evidence;  ///< "2^10 1.61 us, ..., 2^28 340.05 us; worst 1.04x the fastest (2^12)"
+};
 
 inline std::string fixed2(double x) {
   char buf[32];
@@ -66,135 +67,178 @@ inline std::string fixed2(double x) {
   return buf;
 }
 
-/// The configurations `rules` use, each once.
-inline std::vector<tune_config> configs_of(const std::vector<tune_rule>& rules) {
-  std::vector<tune_config> out;
-  for (const auto& r : rules)
-    if (std::find(out.begin(), out.end(), r.config) == out.end()) out.push_back(r.config);
-  return out;
-}
-
-inline bool allowed(const std::vector<tune_config>* only, const tune_config& c) {
-  return only == nullptr || std::find(only->begin(), only->end(), c) != only->end();
-}
-
-/// The rules for one case from its measurements (see the file comment), among the
-/// configurations in `only` (null: all). Sizes where no allowed candidate succeeded are
-/// skipped. Empty when nothing succeeded.
-inline std::vector<tune_rule> choose_rules_among(const std::vector<tune_measurement>& ms, double tolerance,
-                                                 const std::vector<tune_config>* only) {
-  std::map<std::uint64_t, std::vector<const tune_measurement*>> by_n;
-  for (const auto& m : ms)
-    if (m.ok && m.us > 0 && allowed(only, m.config)) by_n[m.n].push_back(&m);
-  std::vector<tune_rule> rules;
-  std::vector<std::uint64_t> sizes;
-  for (const auto& [n, v] : by_n) sizes.push_back(n);
-  bool have = false;
-  tune_config current;
-  for (std::size_t i = 0; i < sizes.size(); ++i) {
-    const auto& v = by_n[sizes[i]];
-    const tune_measurement* best = *std::min_element(
-        v.begin(), v.end(), [](const tune_measurement* a, const tune_measurement* b) { return a->us < b->us; });
-    const tune_measurement* kept = nullptr;
-    if (have)
-      for (const auto* m : v)
-        if (m->config == current && m->us <= best->us * (1 + tolerance)) kept = m;
-    const tune_measurement* chosen = kept ? kept : best;
-    std::string evidence = "2^" + std::to_string(floor_log2(sizes[i])) + " " + fixed2(chosen->us) + " us";
-    if (chosen != best) evidence += " (fastest " + best->config.label() + " " + fixed2(best->us) + ")";
-    // The bucket's upper edge: halfway (in log2) to the next measured size.
-    const int edge = i + 1 < sizes.size() ? (floor_log2(sizes[i]) + floor_log2(sizes[i + 1])) / 2 : tune_any_n;
-    if (have && chosen->config == current) {
-      rules.back().max_log2_n = edge;
-      rules.back().evidence += ", " + evidence;
-    } else {
-      rules.push_back({edge, chosen->config, evidence});
-      current = chosen->config;
-      have = true;
-    }
+/// The one policy of a case from its measurements (see the file comment).
+inline tune_choice choose_policy(const std::vector<tune_measurement>& ms) {
+  // Per size, the fastest successful time; per candidate (in the order first seen), its
+  // successful times and whether it failed anywhere.
+  std::map<std::uint64_t, const tune_measurement*> fastest;
+  std::vector<tune_config> candidates;
+  for (const auto& m : ms) {
+    if (std::find(candidates.begin(), candidates.end(), m.config) == candidates.end()) candidates.push_back(m.config);
+    if (m.ok && m.us > 0 && (!fastest.count(m.n) || m.us < fastest[m.n]->us)) fastest[m.n] = &m;
   }
-  return rules;
-}
-
-/// choose_rules with at most `max_configs` distinct configurations (0: no limit): every
-/// configuration is a kernel that `automatic` compiles into each call site, so a table
-/// trades a few percent at some sizes for compile time. While there are too many, the
-/// one whose loss costs least (the sum over sizes of the relative slowdown of the best
-/// remaining one) is dropped; then the rules are chosen again among the rest.
-inline std::vector<tune_rule> choose_rules(const std::vector<tune_measurement>& ms, double tolerance = 0.02,
-                                           int max_configs = 0) {
-  std::vector<tune_rule> rules = choose_rules_among(ms, tolerance, nullptr);
-  std::vector<tune_config> kept = configs_of(rules);
-  if (max_configs <= 0 || int(kept.size()) <= max_configs) return rules;
-  std::map<std::uint64_t, double> fastest;  // per size, over every candidate
-  for (const auto& m : ms)
-    if (m.ok && m.us > 0 && (!fastest.count(m.n) || m.us < fastest[m.n])) fastest[m.n] = m.us;
-  auto cost = [&](const std::vector<tune_config>& set) {
-    double total = 0;
-    for (const auto& [n, best] : fastest) {
-      double here = 0;
+  tune_choice best;
+  for (const auto& c : candidates) {
+    tune_choice here;
+    here.config = c;
+    bool complete = true;
+    for (const auto& [n, f] : fastest) {
+      const tune_measurement* mine = nullptr;
+      bool failed = false;
       for (const auto& m : ms)
-        if (m.n == n && m.ok && m.us > 0 && allowed(&set, m.config) && (here == 0 || m.us < here)) here = m.us;
-      if (here == 0) return 1e300;  // a size nothing in the set can run
-      total += here / best - 1;
+        if (m.n == n && m.config == c) {
+          if (m.ok && m.us > 0) mine = &m;
+          else failed = true;
+        }
+      if (mine == nullptr || failed) {
+        complete = false;
+        break;
+      }
+      const double ratio = mine->us / f->us;
+      here.sizes.push_back({n, f->config, f->us, mine->us, ratio});
+      here.ratio_sum += ratio;
+      if (ratio > here.worst_ratio) here.worst_ratio = ratio, here.worst_n = n;
     }
-    return total;
-  };
-  while (int(kept.size()) > max_configs) {
-    std::size_t drop = 0;
-    double drop_cost = 1e301;
-    for (std::size_t i = 0; i < kept.size(); ++i) {
-      std::vector<tune_config> without = kept;
-      without.erase(without.begin() + std::ptrdiff_t(i));
-      const double c = cost(without);
-      if (c < drop_cost) drop_cost = c, drop = i;
-    }
-    kept.erase(kept.begin() + std::ptrdiff_t(drop));
+    if (!complete || here.sizes.empty()) continue;
+    here.chosen = true;
+    if (!best.chosen || here.worst_ratio < best.worst_ratio ||
+        (here.worst_ratio == best.worst_ratio && here.ratio_sum < best.ratio_sum))
+      best = std::move(here);
   }
-  return choose_rules_among(ms, tolerance, &kept);
+  if (!best.chosen) return best;
+  for (const auto& s : best.sizes)
+    best.evidence += (best.evidence.empty() ? "" : ", ") + tally_support::size_label(s.n) + " " + fixed2(s.chosen_us) + " us";
+  best.evidence += best.worst_ratio <= 1.0 ? "; the fastest at every size"
+                                           : "; worst " + fixed2(best.worst_ratio) + "x the fastest (" +
+                                                 tally_support::size_label(best.worst_n) + ")";
+  return best;
 }
 
-/// C++ text of a backend_id.
-inline std::string backend_cpp(const std::string& backend) { return "backend_id::" + backend; }
+// --- the rules as text --------------------------------------------------------------------
+
+/// tuning::any_size (tuning/policy.cuh), a limit that admits every value or list size.
+inline constexpr int tune_any_size = 1 << 20;
+
+/// The names of tuning::kernel_class's values, in the enum's order (the order of a table's
+/// rows; test_tuning_format.cu checks this against the enum).
+inline const std::vector<std::string>& kernel_class_names() {
+  static const std::vector<std::string> v = {"integer_sum", "floating_sum", "min_max",
+                                             "other",       "extremum",     "top2",
+                                             "top_k",       "copy_if",      "copy_if_unordered"};
+  return v;
+}
+
+inline int kernel_class_order(const std::string& kind) {
+  const auto& v = kernel_class_names();
+  return int(std::find(v.begin(), v.end(), kind) - v.begin());
+}
+
+/// "4" or "any_size"
+inline std::string limit_cpp(int limit) { return limit >= tune_any_size ? "any_size" : std::to_string(limit); }
+
+/// The leading fields of a rule: "kernel_class::integer_sum, 4, any_size".
+inline std::string rule_key(const std::string& kind, int max_value_bytes, int max_list_size) {
+  return "kernel_class::" + kind + ", " + limit_cpp(max_value_bytes) + ", " + limit_cpp(max_list_size);
+}
 
 /// `{backend_id::atomic, 256, 16}`
 inline std::string config_cpp(const tune_config& c) {
-  return "{" + backend_cpp(c.backend) + ", " + std::to_string(c.threads) + ", " + std::to_string(c.items) + "}";
+  return "{backend_id::" + c.backend + ", " + std::to_string(c.threads) + ", " + std::to_string(c.items) + "}";
 }
 
-inline std::string log2_cpp(int max_log2_n) { return max_log2_n >= tune_any_n ? "any_n" : std::to_string(max_log2_n); }
-
-/// One table of a tuning header: its rows as C++ lines (each "  {...},  // evidence").
-struct tune_table_text {
-  std::string type;  ///< "reduce_rule"
-  std::string name;  ///< "reduce_sm90"
-  std::vector<std::string> rows;
+/// One rule of a table, and the comment written beside it ("" : none).
+struct tune_row {
+  std::string kind;  ///< a kernel_class name: "integer_sum"
+  int max_value_bytes = tune_any_size;
+  int max_list_size = tune_any_size;
+  tune_config config;
+  std::string comment;
+  std::string key() const { return rule_key(kind, max_value_bytes, max_list_size); }
 };
 
-/// The whole header: provenance, then each table.
-inline std::string tuning_header(const std::string& provenance, const std::vector<tune_table_text>& tables) {
+/// The rows of a table: `kept` (the compiled table's, in its order) with each row of
+/// `tuned` replacing the kept row of the same key or added; then in the enum's order of
+/// classes, and within a class by value size, then list size, so that a narrower limit
+/// is searched before a wider one (tuning::find_rule takes the first that admits a call).
+inline std::vector<tune_row> merge_rows(std::vector<tune_row> kept, const std::vector<tune_row>& tuned) {
+  for (const auto& t : tuned) {
+    auto same = std::find_if(kept.begin(), kept.end(), [&](const tune_row& r) { return r.key() == t.key(); });
+    if (same != kept.end()) *same = t;
+    else kept.push_back(t);
+  }
+  std::stable_sort(kept.begin(), kept.end(), [](const tune_row& a, const tune_row& b) {
+    const int ka = kernel_class_order(a.kind), kb = kernel_class_order(b.kind);
+    if (ka != kb) return ka < kb;
+    if (a.max_value_bytes != b.max_value_bytes) return a.max_value_bytes < b.max_value_bytes;
+    return a.max_list_size < b.max_list_size;
+  });
+  return kept;
+}
+
+/// The rows as C++ lines, in aligned columns:
+/// "  {kernel_class::integer_sum,       4, any_size, {backend_id::atomic,        512, 16}},  // ..."
+inline std::vector<std::string> rows_cpp(const std::vector<tune_row>& rows) {
+  // The class and the value size end in one column; the other fields start in one.
+  std::size_t lead_w = 0, list_w = 0, backend_w = 0, config_w = 0;
+  for (const auto& r : rows) {
+    lead_w = std::max(lead_w, r.kind.size() + 1 + limit_cpp(r.max_value_bytes).size());
+    list_w = std::max(list_w, limit_cpp(r.max_list_size).size());
+    backend_w = std::max(backend_w, r.config.backend.size());
+  }
+  auto pad_right = [](std::string s, std::size_t w) { return s + std::string(w > s.size() ? w - s.size() : 0, ' '); };
+  std::vector<std::string> fields;
+  for (const auto& r : rows) {
+    const std::string bytes = limit_cpp(r.max_value_bytes);
+    std::string s = "  {kernel_class::" + r.kind + "," + std::string(lead_w - r.kind.size() - bytes.size(), ' ') +
+                    bytes + ", " +
+                    pad_right(limit_cpp(r.max_list_size) + ",", list_w + 1) + " {" +
+                    pad_right("backend_id::" + r.config.backend + ",", backend_w + 13) + " " +
+                    std::to_string(r.config.threads) + ", " + std::to_string(r.config.items) + "}},";
+    config_w = std::max(config_w, s.size());
+    fields.push_back(std::move(s));
+  }
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    out.push_back(rows[i].comment.empty() ? fields[i] : pad_right(fields[i], config_w) + "  // " + rows[i].comment);
+  return out;
+}
+
+/// Whether include/tally/tuning/select.cuh reads a table named sm<arch>_table.
+inline bool table_is_read(int arch) { return arch == 90 || arch == 80; }
+
+/// The whole header: provenance (one comment line per line), then the function
+/// `sm<arch>_table()` returning `rows`.
+inline std::string tuning_header(const std::string& provenance, int arch, const std::vector<tune_row>& rows) {
+  const std::string name = "sm" + std::to_string(arch) + "_table";
   std::string out =
       "#pragma once\n"
       "/// @file\n"
-      "/// Tuning tables written by `tally tune` (src/tune.cu); the format is tuning/rules.cuh.\n"
-      "/// Do not edit by hand: run `tally tune --out <this file>` on the GPU instead.\n"
-      "///\n";
+      "/// sm_" + std::to_string(arch) + ": a tuning table written by `tally tune` (src/tune.cu); the format is\n"
+      "/// tuning/policy.cuh, and classes without a rule here take tuning/generic.cuh. Rather than\n"
+      "/// editing it by hand, run `tally tune --out <this file>` on the GPU.\n";
+  if (!table_is_read(arch))
+    out += "/// tuning/select.cuh reads sm90_table, sm80_table and generic_table only: to use " + name +
+           "\n/// it must be installed by hand (included and selected for its architectures there).\n";
+  out += "///\n";
   std::size_t start = 0;
   while (start < provenance.size()) {
     std::size_t end = provenance.find('\n', start);
     if (end == std::string::npos) end = provenance.size();
-    out += "/// " + provenance.substr(start, end - start) + "\n";
+    const std::string line = provenance.substr(start, end - start);
+    out += (line.empty() ? "///" : "/// " + line) + "\n";
     start = end + 1;
   }
   out +=
-      "\n#include <tally/tuning/rules.cuh>\n\n"
-      "TALLY_NAMESPACE_BEGIN\nnamespace tuning {\n\n// clang-format off\n";
-  for (const auto& t : tables) {
-    out += "inline constexpr " + t.type + " " + t.name + "[] = {\n";
-    for (const auto& r : t.rows) out += r + "\n";
-    out += "};\n\n";
-  }
-  out += "// clang-format on\n\n}  // namespace tuning\nTALLY_NAMESPACE_END\n";
+      "\n#include <tally/tuning/policy.cuh>\n\n"
+      "TALLY_NAMESPACE_BEGIN\nnamespace tuning {\n\n// clang-format off\n"
+      "TALLY_HOST_DEVICE constexpr rule_table " + name + "() {\n"
+      "  constexpr rule rules[] = {\n";
+  for (const auto& line : rows_cpp(rows)) out += line + "\n";
+  out +=
+      "  };\n"
+      "  return make_table(rules);\n"
+      "}\n"
+      "// clang-format on\n\n}  // namespace tuning\nTALLY_NAMESPACE_END\n";
   return out;
 }
 

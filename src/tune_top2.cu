@@ -1,4 +1,4 @@
-// `tally tune`: top_k<2> on packed keys (reduce_op_class top2: float; top_k<1> takes the
+// `tally tune`: top_k<2> on packed keys (kernel_class::top2: float; top_k<1> takes the
 // same rules), checked against CUB's stable sort.
 
 #include "tune_case.cuh"
@@ -21,12 +21,11 @@ namespace b = tally::backend;
 tune_case top2_case() {
   using Case = ts::top_k_cases::float_top_k;
   tune_case c;
-  c.table = "reduce";
   c.algorithm = "top_k2";
   c.type = "float";
-  c.key = "reduce_op_class::top2, 4";
+  c.kind = "top2";
+  c.max_value_bytes = 4;
   c.label = "float top_k<2>";
-  c.sort_key = 7;
   c.configs = candidate_configs<reduce_threads, TALLY_TUNE_REDUCE_ITEMS>(b::atomic, b::shared_memory, b::warp_shuffle);
   c.run = [](std::uint64_t n, tune_env& env) {
     ts::top_k_input<Case> s(n, env.stream);

@@ -23,15 +23,16 @@ using top_k_threads = std::integer_sequence<int, 128, 256, 512>;
 #define TALLY_TUNE_TOP_K_ITEMS 4, 8, 16
 
 template <int K>
-tune_case top_k_case(int sort_key) {
+tune_case top_k_case() {
   using Case = ts::top_k_cases::float_top_k;
   tune_case c;
-  c.table = "top_k";
   c.algorithm = "top_k" + std::to_string(K);
   c.type = "float";
-  c.key = std::to_string(K);
+  c.kind = "top_k";
+  // The rule top_k<K> reads: lists of K rounded up to a power of two, any value size
+  // ({kernel_class::top_k, any_size, 8} for K = 8).
+  c.max_list_size = tally::detail::top_k_list_size(K);
   c.label = "float top_k<" + std::to_string(K) + ">";
-  c.sort_key = sort_key;
   c.configs = candidate_configs<top_k_threads, TALLY_TUNE_TOP_K_ITEMS>(b::warp_shuffle, b::shared_memory);
   c.run = [](std::uint64_t n, tune_env& env) {
     ts::top_k_input<Case> s(n, env.stream);

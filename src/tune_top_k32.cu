@@ -3,6 +3,6 @@
 
 namespace tally_tool {
 
-std::vector<tune_case> tune_top_k32_cases() { return {tune_top_k_detail::top_k_case<32>(32)}; }
+std::vector<tune_case> tune_top_k32_cases() { return {tune_top_k_detail::top_k_case<32>()}; }
 
 }  // namespace tally_tool

@@ -3,6 +3,6 @@
 
 namespace tally_tool {
 
-std::vector<tune_case> tune_top_k8_cases() { return {tune_top_k_detail::top_k_case<8>(8)}; }
+std::vector<tune_case> tune_top_k8_cases() { return {tune_top_k_detail::top_k_case<8>()}; }
 
 }  // namespace tally_tool

@@ -1,140 +1,202 @@
-// Tuning-table lookups and the automatic policy's resolution (no GPU needed).
+// The tuning tables and their selection (tuning/policy.cuh, tuning/select.cuh) and what a
+// call site makes of the selection (detail::selector, the reductions' kernel classes).
+// No GPU needed.
 
 #include <doctest/doctest.h>
 
 #include <tally/reduce.cuh>
+#include <tally/top_k.cuh>
+#include <tally/tuning/select.cuh>
 
-#include <cstdint>
-#include <iterator>
+#include <string>
 
+namespace tt = tally::tuning;
 using tally::backend_id;
-using tally::tuning::reduce_config;
-using tally::tuning::reduce_op_class;
-using tally::tuning::select_reduce;
-
-TEST_CASE("reduce table: sm_90 lookups follow the rules of tuning/sm90.cuh in order") {
-  // For every rule: an n inside its bucket and above the previous rule's bucket (of the
-  // same class and value size) selects exactly it.
-  using tally::tuning::reduce_sm90;
-  for (std::size_t i = 0; i < std::size(reduce_sm90); ++i) {
-    const auto& rule = reduce_sm90[i];
-    if (rule.op == reduce_op_class::other) continue;
-    int lower = -1;  // the bucket below: the previous rule of this class and size
-    for (std::size_t j = 0; j < i; ++j)
-      if (reduce_sm90[j].op == rule.op && reduce_sm90[j].max_value_bytes == rule.max_value_bytes)
-        lower = reduce_sm90[j].max_log2_n;
-    const std::int64_t n = lower < 0 ? 1 : (std::int64_t(1) << lower) + 1;
-    CAPTURE(i);
-    CAPTURE(n);
-    CHECK(select_reduce(90, rule.op, rule.max_value_bytes, n) == rule.config);
-    if (rule.max_log2_n < tally::tuning::any_n)
-      CHECK(select_reduce(90, rule.op, rule.max_value_bytes, std::int64_t(1) << rule.max_log2_n) == rule.config);
-  }
-  // Sums and max on the sm_90 table run on the atomic backend wherever it was fastest; at
-  // least the large sizes of 4-byte sums do (one atomic per block, no second pass).
-  CHECK(select_reduce(90, reduce_op_class::integer_sum, 4, std::int64_t(1) << 28).threads >= 256);
-}
-
-TEST_CASE("reduce table: max_element and top_k<2> take the min/max rules where a table has none of theirs") {
-  using tally::tuning::reduce_rule;
-  using tally::tuning::detail::find_rule;
-  constexpr reduce_rule table[] = {
-      {reduce_op_class::min_max, 4, 12, {backend_id::atomic, 256, 4}},
-      {reduce_op_class::min_max, 4, tally::tuning::any_n, {backend_id::atomic, 512, 8}},
-      {reduce_op_class::top2, 4, tally::tuning::any_n, {backend_id::warp_shuffle, 128, 8}},
-      {reduce_op_class::other, tally::tuning::any_size, tally::tuning::any_n, {backend_id::warp_shuffle, 256, 16}},
-  };
-  // extremum has no rule: the min_max ones.
-  CHECK(find_rule(table, reduce_op_class::extremum, 4, 1000)->config == reduce_config{backend_id::atomic, 256, 4});
-  CHECK(find_rule(table, reduce_op_class::extremum, 4, 1 << 20)->config == reduce_config{backend_id::atomic, 512, 8});
-  // top2 has its own.
-  CHECK(find_rule(table, reduce_op_class::top2, 4, 1000)->config == reduce_config{backend_id::warp_shuffle, 128, 8});
-  // 8-byte values: no rule of either class covers them, `other` does.
-  CHECK(find_rule(table, reduce_op_class::extremum, 8, 1000)->config ==
-        reduce_config{backend_id::warp_shuffle, 256, 16});
-  // The fallback class is min_max only for the two classes that ran on its rules.
-  CHECK(tally::tuning::fallback_class(reduce_op_class::integer_sum) == reduce_op_class::integer_sum);
-  CHECK(tally::tuning::fallback_class(reduce_op_class::top2) == reduce_op_class::min_max);
-}
-
-TEST_CASE("reduce table: other operators and wide values take warp_shuffle") {
-  CHECK(select_reduce(90, reduce_op_class::other, 8, 1000).backend == backend_id::warp_shuffle);
-  CHECK(select_reduce(90, reduce_op_class::integer_sum, 16, 1000).backend == backend_id::warp_shuffle);
-  CHECK(select_reduce(90, reduce_op_class::min_max, 24, std::int64_t(1) << 30).backend == backend_id::warp_shuffle);
-}
-
-TEST_CASE("reduce table: sm_80, newer and older architectures") {
-  CHECK(select_reduce(80, reduce_op_class::integer_sum, 4, 1 << 20).backend == backend_id::atomic);
-  CHECK(select_reduce(86, reduce_op_class::floating_sum, 4, 1 << 20).backend == backend_id::atomic);
-  CHECK(select_reduce(100, reduce_op_class::integer_sum, 4, 1 << 20).backend == backend_id::atomic);  // sm_90 table
-  // Architectures before sm_80 fall to the default table.
-  const reduce_config old = select_reduce(70, reduce_op_class::integer_sum, 4, 1 << 20);
-  CHECK(old == reduce_config{backend_id::warp_shuffle, 256, 16});
-}
-
-TEST_CASE("reduce table: the lookup is usable at compile time") {
-  constexpr reduce_config config = select_reduce(90, reduce_op_class::integer_sum, 4, 1 << 24);
-  static_assert(config.threads % 32 == 0 && config.threads <= 1024 && config.items_per_thread >= 1,
-                "a launch shape, known at compile time");
-  // Large sums run on the atomic backend on sm_90 (one atomic per block, no last-block pass).
-  CHECK(config.backend == backend_id::atomic);
-}
+using tt::kernel_class;
 
 namespace {
-struct custom_op {
-  __host__ __device__ float operator()(float a, float b) const { return a * b; }
+
+constexpr kernel_class all_classes[] = {
+    kernel_class::integer_sum, kernel_class::floating_sum, kernel_class::min_max,
+    kernel_class::other,       kernel_class::extremum,     kernel_class::top2,
+    kernel_class::top_k,       kernel_class::copy_if,      kernel_class::copy_if_unordered,
 };
-}  // namespace
+constexpr int all_archs[] = {70, 75, 80, 86, 89, 90, 100, 120};
+constexpr int value_sizes[] = {1, 2, 4, 8, 16, 24};
+constexpr int list_sizes[] = {1, 2, 4, 8, 16, 32};
 
-TEST_CASE("automatic: operator classes and the atomic substitutions") {
-  using tally::detail::atomic_reduce_allowed_v;
-  using tally::detail::reduce_op_class_of;
-  CHECK(reduce_op_class_of<tally::plus<int>, int>() == reduce_op_class::integer_sum);
-  CHECK(reduce_op_class_of<tally::plus<>, unsigned char>() == reduce_op_class::integer_sum);
-  CHECK(reduce_op_class_of<tally::plus<float>, float>() == reduce_op_class::floating_sum);
-  CHECK(reduce_op_class_of<tally::plus<__half>, __half>() == reduce_op_class::floating_sum);
-  CHECK(reduce_op_class_of<tally::maximum<double>, double>() == reduce_op_class::min_max);
-  CHECK(reduce_op_class_of<tally::minimum<>, long long>() == reduce_op_class::min_max);
-  CHECK(reduce_op_class_of<custom_op, float>() == reduce_op_class::other);
-  CHECK(custom_op{}(2.f, 3.f) == 6.f);
+struct named_table {
+  const char* name;
+  tt::rule_table table;
+};
+const named_table shipped[] = {
+    {"sm90_table", tt::sm90_table()}, {"sm80_table", tt::sm80_table()}, {"generic_table", tt::generic_table()}};
 
-  // deterministic(): float sums leave the atomic backend; exact operators keep it.
-  CHECK(atomic_reduce_allowed_v<tally::plus<float>, float, false>);
-  CHECK_FALSE(atomic_reduce_allowed_v<tally::plus<float>, float, true>);
-  CHECK_FALSE(atomic_reduce_allowed_v<tally::plus<double>, double, true>);
-  CHECK(atomic_reduce_allowed_v<tally::plus<int>, int, true>);
-  CHECK(atomic_reduce_allowed_v<tally::maximum<float>, float, true>);
-  // No identity for a custom operator: never atomic.
-  CHECK_FALSE(atomic_reduce_allowed_v<custom_op, float, false>);
-
-  using tally::detail::adjust_config;
-  const reduce_config atomic{backend_id::atomic, 256, 16};
-  CHECK(adjust_config<false, 0, 0>(atomic) == reduce_config{backend_id::warp_shuffle, 256, 16});
-  CHECK(adjust_config<true, 0, 0>(atomic) == atomic);
-  CHECK(adjust_config<true, 128, 4>(atomic) == reduce_config{backend_id::atomic, 128, 4});
+/// The policy of the first rule of `table` that applies (find_rule), or no_policy.
+tt::launch_policy rule_of(const tt::rule_table& table, kernel_class kind, int value_bytes, int list_size = 1) {
+  const int i = tt::find_rule(table, kind, value_bytes, list_size);
+  return i >= 0 ? table.rules[i].policy : tt::no_policy();
 }
 
-TEST_CASE("automatic: only the configurations the tables can select are compiled") {
-  using set = tally::detail::automatic_reduce_candidates<reduce_op_class::integer_sum, 4, true, 0, 0>;
-  // Every configuration the sm_90 table can choose for 4-byte integer sums is in the set,
-  // and nothing from rules of other classes or wider values that cannot apply.
-  for (std::int64_t n = 1; n <= (std::int64_t(1) << 40); n *= 2) {
-    const reduce_config chosen = select_reduce(90, reduce_op_class::integer_sum, 4, n);
-    bool found = false;
-    for (int i = 0; i < set::value.size; ++i) found = found || set::value.items[i] == chosen;
-    CAPTURE(n);
-    CHECK(found);
+}  // namespace
+
+TEST_CASE("tuning tables: every shipped rule has a valid launch policy") {
+  for (const auto& t : shipped) {
+    CAPTURE(std::string(t.name));
+    CHECK(t.table.size >= 1);
+    CHECK(t.table.size <= tt::rule_table::capacity);
+    for (int i = 0; i < t.table.size; ++i) {
+      const tt::rule& r = t.table.rules[i];
+      CAPTURE(i);
+      CHECK(r.policy.threads >= 32);
+      CHECK(r.policy.threads % 32 == 0);
+      CHECK(r.policy.threads <= 1024);
+      CHECK(r.policy.items_per_thread >= 1);
+      CHECK(r.policy.items_per_thread <= 64);  // tune<T, I>()'s limit
+      CHECK(r.policy.backend != backend_id::automatic);
+      CHECK(r.policy.backend != backend_id::host);
+      CHECK(r.max_value_bytes >= 1);
+      CHECK(r.max_list_size >= 1);
+      CHECK(int(r.kind) >= 0);
+      CHECK(int(r.kind) <= int(kernel_class::copy_if_unordered));
+    }
   }
-  int applicable = 0;  // distinct configs of rules for integer_sum (or other) that admit 4-byte values, any table
-  for (const auto& rule : tally::tuning::reduce_sm90)
-    applicable += (rule.op == reduce_op_class::integer_sum || rule.op == reduce_op_class::other) ? 1 : 0;
-  CHECK(set::value.size <= applicable + int(std::size(tally::tuning::reduce_sm80)) + 2);
-  using deterministic_float = tally::detail::automatic_reduce_candidates<reduce_op_class::floating_sum, 4, false, 0, 0>;
-  for (int i = 0; i < deterministic_float::value.size; ++i)
-    CHECK(deterministic_float::value.items[i].backend != backend_id::atomic);
-  using tuned = tally::detail::automatic_reduce_candidates<reduce_op_class::min_max, 4, true, 128, 8>;
-  for (int i = 0; i < tuned::value.size; ++i) {
-    CHECK(tuned::value.items[i].threads == 128);
-    CHECK(tuned::value.items[i].items_per_thread == 8);
+}
+
+TEST_CASE("tuning tables: no rule is shadowed by an earlier one of its class") {
+  // find_rule takes the first rule that admits a call: a rule whose limits an earlier rule
+  // of the same class already covers is never read (a table in the wrong order).
+  for (const auto& t : shipped) {
+    CAPTURE(std::string(t.name));
+    for (int i = 0; i < t.table.size; ++i)
+      for (int j = 0; j < i; ++j) {
+        const tt::rule &a = t.table.rules[j], &b = t.table.rules[i];
+        CAPTURE(i);
+        CAPTURE(j);
+        CHECK_FALSE((a.kind == b.kind && b.max_value_bytes <= a.max_value_bytes && b.max_list_size <= a.max_list_size));
+      }
+  }
+}
+
+TEST_CASE("tuning tables: the generic table alone covers every class, value size and list size") {
+  for (kernel_class kind : all_classes)
+    for (int bytes : value_sizes)
+      for (int list : list_sizes) {
+        CAPTURE(int(kind));
+        CAPTURE(bytes);
+        CAPTURE(list);
+        CHECK(tt::find_rule(tt::generic_table(), kind, bytes, list) >= 0);
+      }
+}
+
+TEST_CASE("tuning select: every architecture has a policy for every class, value size and list size") {
+  for (int arch : all_archs)
+    for (kernel_class kind : all_classes)
+      for (int bytes : value_sizes)
+        for (int list : list_sizes) {
+          const tt::launch_policy p = tt::select(arch, kind, bytes, list);
+          CAPTURE(arch);
+          CAPTURE(int(kind));
+          CAPTURE(bytes);
+          CAPTURE(list);
+          CHECK_FALSE(p == tt::no_policy());
+          CHECK(p.threads > 0);
+          CHECK(p.items_per_thread > 0);
+          CHECK(p.backend != backend_id::automatic);
+        }
+}
+
+TEST_CASE("tuning select: each architecture reads its table, then the generic one") {
+  for (kernel_class kind : all_classes)
+    for (int bytes : value_sizes)
+      for (int list : list_sizes) {
+        CAPTURE(int(kind));
+        CAPTURE(bytes);
+        CAPTURE(list);
+        auto expect = [&](const tt::rule_table& first) {
+          const tt::launch_policy p = rule_of(first, kind, bytes, list);
+          return p == tt::no_policy() ? rule_of(tt::generic_table(), kind, bytes, list) : p;
+        };
+        for (int arch : {90, 100, 120}) CHECK(tt::select(arch, kind, bytes, list) == expect(tt::sm90_table()));
+        for (int arch : {80, 86, 89}) CHECK(tt::select(arch, kind, bytes, list) == expect(tt::sm80_table()));
+        for (int arch : {70, 75}) CHECK(tt::select(arch, kind, bytes, list) == rule_of(tt::generic_table(), kind, bytes, list));
+      }
+  // Named cases: sm_86 takes sm80's integer sum, sm_100 sm90's, sm_75 the generic one;
+  // sm80_table has no copy_if rule (the generic one's), sm90_table has one.
+  CHECK(tt::select(86, kernel_class::integer_sum, 4) == rule_of(tt::sm80_table(), kernel_class::integer_sum, 4));
+  CHECK(tt::select(100, kernel_class::integer_sum, 4) == rule_of(tt::sm90_table(), kernel_class::integer_sum, 4));
+  CHECK(tt::select(75, kernel_class::integer_sum, 4) == rule_of(tt::generic_table(), kernel_class::integer_sum, 4));
+  CHECK(tt::find_rule(tt::sm80_table(), kernel_class::copy_if, 4, 1) < 0);
+  CHECK(tt::select(80, kernel_class::copy_if, 4) == rule_of(tt::generic_table(), kernel_class::copy_if, 4));
+  CHECK(tt::find_rule(tt::sm90_table(), kernel_class::copy_if, 4, 1) >= 0);
+  CHECK(tt::select(90, kernel_class::copy_if, 4) == rule_of(tt::sm90_table(), kernel_class::copy_if, 4));
+  // Values wider than any sm_90 rule of the class: the generic table.
+  CHECK(tt::find_rule(tt::sm90_table(), kernel_class::integer_sum, 16, 1) < 0);
+  CHECK(tt::select(90, kernel_class::integer_sum, 16) == rule_of(tt::generic_table(), kernel_class::integer_sum, 16));
+}
+
+TEST_CASE("tuning select: usable in a constant expression (device code reads it at compile time)") {
+  constexpr tt::launch_policy p = tt::select(90, kernel_class::integer_sum, 4);
+  static_assert(p.threads > 0 && p.threads % 32 == 0 && p.threads <= 1024 && p.items_per_thread >= 1,
+                "a launch shape, known at compile time");
+  static_assert(p.backend != backend_id::automatic, "a backend, known at compile time");
+  constexpr tt::rule_table sm90 = tt::sm90_table();
+  constexpr int i = tt::find_rule(sm90, kernel_class::integer_sum, 4, 1);
+  static_assert(i >= 0 && sm90.rules[i].policy == p, "select reads the sm_90 table's rule");
+  static_assert(!(tt::select(70, kernel_class::top_k, 4, 32) == tt::no_policy()), "top_k lists of 32 on sm_70");
+  static_assert(tt::select(70, kernel_class::copy_if, 8) == tt::generic_table().rules[tt::find_rule(
+                                                                tt::generic_table(), kernel_class::copy_if, 8, 1)]
+                                                               .policy,
+                "sm_70 reads the generic table");
+  CHECK(p.threads > 0);
+}
+
+TEST_CASE("tuning select: a table with no rule for a call gives no_policy") {
+  constexpr tt::rule rules[] = {{kernel_class::integer_sum, 4, tt::any_size, {backend_id::atomic, 256, 8}}};
+  constexpr tt::rule_table table = tt::make_table(rules);
+  static_assert(table.size == 1, "make_table keeps the rules");
+  CHECK(tt::find_rule(table, kernel_class::integer_sum, 4, 1) == 0);
+  CHECK(tt::find_rule(table, kernel_class::integer_sum, 8, 1) == -1);
+  CHECK(tt::find_rule(table, kernel_class::floating_sum, 4, 1) == -1);
+  CHECK(tt::no_policy().threads == 0);
+}
+
+TEST_CASE("tuning call sites: the reductions' kernel classes and what a policy forces") {
+  using tally::detail::reduce_class_of;
+  CHECK(reduce_class_of<tally::plus<int>, int>() == kernel_class::integer_sum);
+  CHECK(reduce_class_of<tally::plus<>, unsigned char>() == kernel_class::integer_sum);
+  CHECK(reduce_class_of<tally::plus<float>, float>() == kernel_class::floating_sum);
+  CHECK(reduce_class_of<tally::plus<double>, double>() == kernel_class::floating_sum);
+  CHECK(reduce_class_of<tally::maximum<double>, double>() == kernel_class::min_max);
+  CHECK(reduce_class_of<tally::minimum<>, long long>() == kernel_class::min_max);
+
+  // top_k<K> reads the rule of its list size: K rounded up to a power of two.
+  CHECK(tally::detail::top_k_list_size(8) == 8);
+  CHECK(tally::detail::top_k_list_size(5) == 8);
+  CHECK(tally::detail::top_k_list_size(32) == 32);
+  CHECK(tally::detail::top_k_list_size(17) == 32);
+
+  using tally::detail::selector;
+  constexpr auto automatic = backend_id::automatic;
+  // Nothing forced: the table's policy.
+  using plain = selector<kernel_class::integer_sum, 4, 1, automatic, 0, 0>;
+  CHECK(plain::for_arch(90) == tt::select(90, kernel_class::integer_sum, 4));
+  CHECK(plain::for_arch(70) == tt::select(70, kernel_class::integer_sum, 4));
+  // with(backend): the table's shape on that backend.
+  using forced = selector<kernel_class::integer_sum, 4, 1, backend_id::shared_memory, 0, 0>;
+  CHECK(forced::for_arch(90).backend == backend_id::shared_memory);
+  CHECK(forced::for_arch(90).threads == tt::select(90, kernel_class::integer_sum, 4).threads);
+  // tune<T, I>(): that shape.
+  using shaped = selector<kernel_class::integer_sum, 4, 1, automatic, 128, 4>;
+  CHECK(shaped::for_arch(90).threads == 128);
+  CHECK(shaped::for_arch(90).items_per_thread == 4);
+  CHECK(shaped::for_arch(90).backend == tt::select(90, kernel_class::integer_sum, 4).backend);
+  // Atomics not allowed (a deterministic() float sum): a table's atomic becomes warp_shuffle.
+  using deterministic = selector<kernel_class::floating_sum, 4, 1, automatic, 0, 0, false>;
+  for (int arch : all_archs) {
+    CAPTURE(arch);
+    CHECK(deterministic::for_arch(arch).backend != backend_id::atomic);
+    if (tt::select(arch, kernel_class::floating_sum, 4).backend == backend_id::atomic)
+      CHECK(deterministic::for_arch(arch).backend == backend_id::warp_shuffle);
   }
 }
