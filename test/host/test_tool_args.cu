@@ -99,18 +99,16 @@ TEST_CASE("tally tune: defaults, options and errors") {
   const auto d = tune("");
   CHECK(d.sizes.size() == 10);
   CHECK(d.loops == 5);
-  CHECK(d.tolerance == doctest::Approx(0.02));
   CHECK(d.out.empty());
-  CHECK(d.max_configs == 3);
-  CHECK(tune("--max-configs 0").max_configs == 0);
-  const auto o = tune("--algo extrema,top_k8 --type double --out t.cuh --tolerance 5 --sizes 2^10,2^20 --device 0");
+  const auto o = tune("--algo extrema,top_k8 --type double --out t.cuh --sizes 2^10,2^20 --device 0");
   // extrema expands to the tuned members only (min_element takes max_element's rules).
   CHECK(o.algos == std::vector<std::string>{"max_element", "top_k8"});
   CHECK(o.types == std::vector<std::string>{"double"});
   CHECK(o.out == "t.cuh");
-  CHECK(o.tolerance == doctest::Approx(0.05));
   CHECK(o.device == 0);
   CHECK(usage_message([] { tune("--algo min_element"); }).find("unknown algorithm") != std::string::npos);
   CHECK(usage_message([] { tune("--type half"); }).find("unknown value 'half'") != std::string::npos);
-  CHECK(usage_message([] { tune("--tolerance 80"); }).find("--tolerance") == 0);
+  // One policy per class now: the options of the per-size rules are gone, and say so.
+  CHECK(usage_message([] { tune("--tolerance 5"); }).find("'--tolerance' is gone") == 0);
+  CHECK(usage_message([] { tune("--max-configs 3"); }).find("'--max-configs' is gone") == 0);
 }
