@@ -124,7 +124,8 @@ inline constexpr int tune_any_size = 1 << 20;
 inline const std::vector<std::string>& kernel_class_names() {
   static const std::vector<std::string> v = {"integer_sum", "floating_sum", "min_max",
                                              "other",       "extremum",     "top2",
-                                             "top_k",       "copy_if",      "copy_if_unordered"};
+                                             "top_k",       "copy_if",      "copy_if_unordered",
+                                             "top_k_small"};
   return v;
 }
 

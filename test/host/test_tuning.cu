@@ -20,6 +20,7 @@ constexpr kernel_class all_classes[] = {
     kernel_class::integer_sum, kernel_class::floating_sum, kernel_class::min_max,
     kernel_class::other,       kernel_class::extremum,     kernel_class::top2,
     kernel_class::top_k,       kernel_class::copy_if,      kernel_class::copy_if_unordered,
+    kernel_class::top_k_small,
 };
 constexpr int all_archs[] = {70, 75, 80, 86, 89, 90, 100, 120};
 constexpr int value_sizes[] = {1, 2, 4, 8, 16, 24};
@@ -58,7 +59,7 @@ TEST_CASE("tuning tables: every shipped rule has a valid launch policy") {
       CHECK(r.max_value_bytes >= 1);
       CHECK(r.max_list_size >= 1);
       CHECK(int(r.kind) >= 0);
-      CHECK(int(r.kind) <= int(kernel_class::copy_if_unordered));
+      CHECK(int(r.kind) <= int(kernel_class::top_k_small));
     }
   }
 }

@@ -36,6 +36,8 @@ enum class kernel_class {
   top_k,              ///< top_k<K>, K >= 3 (a list per thread)
   copy_if,            ///< stable copy_if
   copy_if_unordered,  ///< copy_if under unordered()
+  top_k_small,        ///< top_k<K> where the top_k policy's tiles would not fill the GPU:
+                      ///< a second kernel with smaller tiles (detail/top_k/dispatch.cuh)
 };
 
 inline constexpr int any_size = 1 << 20;  ///< a limit that admits every value or list size

@@ -8,6 +8,8 @@
 /// (one kernel per size bucket). With one kernel per call site a class has one policy:
 /// each class keeps the choice of its largest bucket (the sizes where bandwidth, not
 /// launch latency, sets the time); below that the grid shrinks to the input at run time.
+/// top_k_small keeps the choice of the middle buckets: top_k's large tiles left most SMs
+/// idle there (2x slower at 2^14..2^18), which a second kernel with small tiles avoids.
 /// The µs behind each row are those of that run (docs/performance.md).
 
 #include <tally/tuning/policy.cuh>
@@ -31,6 +33,8 @@ TALLY_HOST_DEVICE constexpr rule_table sm90_table() {
   {kernel_class::top_k,      any_size, 2,        {backend_id::warp_shuffle,  1024, 8}},  // kept from the tables before tuning
   {kernel_class::top_k,      any_size, 8,        {backend_id::warp_shuffle,  512, 16}},  // float top_k<8>: 2^22..2^28, 2^28 479.98 us
   {kernel_class::top_k,      any_size, 32,       {backend_id::shared_memory, 512, 4}},   // float top_k<32>: 2^24..2^28, 2^28 2123.02 us
+  {kernel_class::top_k_small, any_size, 8,        {backend_id::warp_shuffle,  128, 4}},   // float top_k<8>: 2^12..2^16, 2^16 7.98 us
+  {kernel_class::top_k_small, any_size, 32,       {backend_id::shared_memory, 128, 8}},   // float top_k<32>: 2^14..2^18, 2^18 46.30 us
   {kernel_class::copy_if,           4, any_size, {backend_id::shared_memory, 256, 16}},  // int32 stable: 2^22..2^28, 2^28 635.94 us
   {kernel_class::copy_if,           8, any_size, {backend_id::shared_memory, 256, 8}},   // double stable: 2^22..2^28, 2^28 1271.55 us
   {kernel_class::copy_if_unordered, 4, any_size, {backend_id::shared_memory, 128, 16}},  // int32 unordered: 2^22..2^28, 2^28 574.75 us
