@@ -33,7 +33,6 @@ TALLY_HOST_DEVICE constexpr rule_table generic_table() {
   {kernel_class::top2,              any_size, any_size, {backend_id::warp_shuffle, 512, 8}},
   {kernel_class::top_k,             any_size, 2,        {backend_id::warp_shuffle, 512, 8}},
   {kernel_class::top_k,             any_size, any_size, {backend_id::warp_shuffle, 256, 8}},
-  {kernel_class::top_k_small,       any_size, any_size, {backend_id::warp_shuffle, 128, 4}},
   {kernel_class::copy_if,           4,        any_size, {backend_id::warp_shuffle, 256, 16}},
   {kernel_class::copy_if,           8,        any_size, {backend_id::warp_shuffle, 256, 8}},
   {kernel_class::copy_if,           16,       any_size, {backend_id::warp_shuffle, 256, 4}},
@@ -42,6 +41,7 @@ TALLY_HOST_DEVICE constexpr rule_table generic_table() {
   {kernel_class::copy_if_unordered, 8,        any_size, {backend_id::warp_shuffle, 256, 8}},
   {kernel_class::copy_if_unordered, 16,       any_size, {backend_id::warp_shuffle, 256, 4}},
   {kernel_class::copy_if_unordered, any_size, any_size, {backend_id::warp_shuffle, 256, 2}},
+  {kernel_class::top_k_small,       any_size, any_size, {backend_id::warp_shuffle, 128, 4}},
   };
   return make_table(rules);
 }

@@ -33,12 +33,12 @@ TALLY_HOST_DEVICE constexpr rule_table sm90_table() {
   {kernel_class::top_k,      any_size, 2,        {backend_id::warp_shuffle,  1024, 8}},  // kept from the tables before tuning
   {kernel_class::top_k,      any_size, 8,        {backend_id::warp_shuffle,  512, 16}},  // float top_k<8>: 2^22..2^28, 2^28 479.98 us
   {kernel_class::top_k,      any_size, 32,       {backend_id::shared_memory, 512, 4}},   // float top_k<32>: 2^24..2^28, 2^28 2123.02 us
-  {kernel_class::top_k_small, any_size, 8,        {backend_id::warp_shuffle,  128, 16}},  // float top_k<8>: 2^18..2^20, 2^20 16.79 us (128 x 4: 2^16 7.98 us)
-  {kernel_class::top_k_small, any_size, 32,       {backend_id::shared_memory, 128, 8}},   // float top_k<32>: 2^14..2^18, 2^18 46.30 us
   {kernel_class::copy_if,           4, any_size, {backend_id::shared_memory, 256, 16}},  // int32 stable: 2^22..2^28, 2^28 635.94 us
   {kernel_class::copy_if,           8, any_size, {backend_id::shared_memory, 256, 8}},   // double stable: 2^22..2^28, 2^28 1271.55 us
   {kernel_class::copy_if_unordered, 4, any_size, {backend_id::shared_memory, 128, 16}},  // int32 unordered: 2^22..2^28, 2^28 574.75 us
   {kernel_class::copy_if_unordered, 8, any_size, {backend_id::warp_shuffle,  512, 8}},   // double unordered: 2^20..2^28, 2^28 1086.93 us
+  {kernel_class::top_k_small, any_size, 8,        {backend_id::warp_shuffle,  128, 16}},  // float top_k<8>: 2^18..2^20, 2^20 16.79 us (128 x 4: 2^16 7.98 us)
+  {kernel_class::top_k_small, any_size, 32,       {backend_id::shared_memory, 128, 8}},   // float top_k<32>: 2^14..2^18, 2^18 46.30 us
   };
   return make_table(rules);
 }
