@@ -1,7 +1,7 @@
 #pragma once
 /// @file
 /// The four reduce cases the benchmarks compare tally with CUB on (bench_reduce,
-/// bench_reduce_shapes): int32 sum, float sum, double sum, float max. A case fixes the
+/// tally tune): int32 sum, float sum, double sum, float max. A case fixes the
 /// item type, the data, the operator (as tally and as CUB/Thrust spell it), the init,
 /// CUB's call, and how closely a result must match CUB's (`rel_tol`, for close_enough).
 ///
