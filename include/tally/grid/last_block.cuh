@@ -67,15 +67,35 @@ __device__ void last_block_reduce(const T& block, typename BlockReduce::temp_sto
   }
 }
 
+/// A whole reduction after each thread's accumulation, for a backend whose blocks combine
+/// through partials and the last block: BlockReduce over the block's threads [0, valid),
+/// then last_block_reduce (one block: thread 0 finishes at once).
+template <template <class, int> class BlockReduce, int Threads, class T, class Op, class Finish, class Out>
+__device__ void reduce_by_last_block(const T& acc, int valid, Op op, const Finish& finish, Out out,
+                                     const scratch_view& scratch) {
+  using block_reduce_t = BlockReduce<T, Threads>;
+  __shared__ typename block_reduce_t::temp_storage storage;
+  const T block = block_reduce_t(storage).reduce(acc, valid, op);
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) finish(out, block);
+    return;
+  }
+  last_block_reduce<block_reduce_t, Threads>(block, storage, op, finish, out, scratch);
+}
+
 /// The last-block combine of top_k lists: each block has merged its threads' lists into
 /// thread 0's `list` (with BlockMerge), writes it to its partials and arrives; the block
 /// that arrives last merges the blocks' lists (each thread a share, then BlockMerge
 /// again). Returns true in that block's thread 0, whose `list` is then the grid's best P.
-/// `lists` is BlockMerge's shared memory. The result does not depend on the order of any
-/// merge: the order on candidates is total (detail/top_k/candidates.cuh).
+/// block_merge(list, lists) merges with `lists`, shared memory for one list per warp. The
+/// result does not depend on the order of any merge: the order on candidates is total
+/// (detail/top_k/candidates.cuh).
 template <int Threads, int P, class C, class Rank, class BlockMerge>
-__device__ bool last_block_merge(C (&list)[P], C (&lists)[Threads / 32][P], const Rank& rank,
-                                 const scratch_view& scratch, BlockMerge block_merge) {
+__device__ bool last_block_merge(C (&list)[P], const Rank& rank, const scratch_view& scratch,
+                                 BlockMerge block_merge) {
+  // Raw storage: C may have default member initialisers, which __shared__ can't run.
+  __shared__ alignas(C) unsigned char storage[sizeof(C) * (Threads / 32) * P];
+  auto& lists = *reinterpret_cast<C(*)[Threads / 32][P]>(storage);
   __shared__ bool is_last;
   const int tid = static_cast<int>(threadIdx.x);
   block_merge(list, lists);

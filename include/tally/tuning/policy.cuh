@@ -57,6 +57,12 @@ TALLY_HOST_DEVICE constexpr bool operator==(const launch_policy& a, const launch
 /// What a selection returns when no table covers the call (never for the shipped tables).
 TALLY_HOST_DEVICE constexpr launch_policy no_policy() { return launch_policy{backend_id::automatic, 0, 0}; }
 
+/// Whether a kernel can run with p: a whole number of warps, at most 1024 threads, and
+/// at least one item per thread (the kernels static_assert it).
+TALLY_HOST_DEVICE constexpr bool is_valid(const launch_policy& p) {
+  return p.threads > 0 && p.threads % 32 == 0 && p.threads <= 1024 && p.items_per_thread >= 1;
+}
+
 struct rule {
   kernel_class kind;
   int max_value_bytes;  ///< applies to values of at most this many bytes

@@ -28,19 +28,19 @@ TALLY_HOST_DEVICE constexpr std::size_t reduce_partial_bytes(int arch) {
 template <int Threads, class T, class Op, class Finish, class Out>
 __device__ void reduce(const T& acc, int valid, Op op, const Finish& finish, Out out,
                        const detail::scratch_view& scratch) {
-  using block_reduce_t = detail::block_reduce_shuffle<T, Threads>;
-  __shared__ typename block_reduce_t::temp_storage storage;
-  const T block = block_reduce_t(storage).reduce(acc, valid, op);
   constexpr detail::slot_mode mode = detail::slot_mode_of<Op, T>(TALLY_COMPILED_ARCH);
-  if (gridDim.x == 1) {
-    if (threadIdx.x == 0) finish(out, block);
-    return;
-  }
   if constexpr (mode == detail::slot_mode::none) {
-    detail::last_block_reduce<block_reduce_t, Threads>(block, storage, op, finish, out, scratch);
+    detail::reduce_by_last_block<detail::block_reduce_shuffle, Threads>(acc, valid, op, finish, out, scratch);
   } else {
+    using block_reduce_t = detail::block_reduce_shuffle<T, Threads>;
     using slot_t = detail::slot<T, Op, mode>;
+    __shared__ typename block_reduce_t::temp_storage storage;
+    const T block = block_reduce_t(storage).reduce(acc, valid, op);
     if (threadIdx.x != 0) return;
+    if (gridDim.x == 1) {
+      finish(out, block);
+      return;
+    }
     slot_t::combine(scratch.slot, block, op);
     // Program order puts our atomic before our arrival; arrival's release publishes it.
     if (detail::arrive_and_check_last(scratch.counter)) {

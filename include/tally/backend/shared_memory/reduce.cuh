@@ -19,14 +19,7 @@ TALLY_HOST_DEVICE constexpr std::size_t reduce_partial_bytes(int) {
 template <int Threads, class T, class Op, class Finish, class Out>
 __device__ void reduce(const T& acc, int valid, Op op, const Finish& finish, Out out,
                        const detail::scratch_view& scratch) {
-  using block_reduce_t = detail::block_reduce_tree<T, Threads>;
-  __shared__ typename block_reduce_t::temp_storage storage;
-  const T block = block_reduce_t(storage).reduce(acc, valid, op);
-  if (gridDim.x == 1) {
-    if (threadIdx.x == 0) finish(out, block);
-    return;
-  }
-  detail::last_block_reduce<block_reduce_t, Threads>(block, storage, op, finish, out, scratch);
+  detail::reduce_by_last_block<detail::block_reduce_tree, Threads>(acc, valid, op, finish, out, scratch);
 }
 
 }  // namespace backend_shared_memory

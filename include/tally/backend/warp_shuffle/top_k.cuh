@@ -19,12 +19,8 @@ TALLY_HOST_DEVICE constexpr std::size_t top_k_partial_bytes(int list_size) {
 /// thread that holds the grid's best P in `list` (thread 0 of the block that came last).
 template <int Threads, int K, int P, class C, class Rank, class At>
 __device__ bool top_k(C (&list)[P], const Rank& rank, At, const detail::scratch_view& scratch) {
-  // Raw storage: C may have default member initialisers, which __shared__ can't run.
-  __shared__ alignas(C) unsigned char storage[sizeof(C) * (Threads / 32) * P];
-  auto& lists = *reinterpret_cast<C(*)[Threads / 32][P]>(storage);
-  return detail::last_block_merge<Threads>(list, lists, rank, scratch, [&](C(&l)[P], C(&ls)[Threads / 32][P]) {
-    detail::shuffle_merge<Threads>(l, ls, rank);
-  });
+  return detail::last_block_merge<Threads>(
+      list, rank, scratch, [&](C(&l)[P], C(&ls)[Threads / 32][P]) { detail::shuffle_merge<Threads>(l, ls, rank); });
 }
 
 }  // namespace backend_warp_shuffle

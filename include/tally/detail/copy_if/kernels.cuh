@@ -201,8 +201,7 @@ TALLY_KERNEL void __launch_bounds__(compiled_policy<Selector>().threads,
     stable_copy_if_kernel(It first, std::int64_t n, Select select, OutIt result, CountOut count,
                           unsigned int status_epoch, scratch_view scratch) {
   constexpr tuning::launch_policy policy = compiled_policy<Selector>();
-  static_assert(policy.threads > 0 && policy.threads % 32 == 0 && policy.threads <= 1024 &&
-                    policy.items_per_thread >= 1,
+  static_assert(tuning::is_valid(policy),
                 "tally: no valid launch policy for this copy_if (a tuning table without a rule for it?)");
   constexpr int Threads = policy.threads;
   constexpr int ItemsPerThread = policy.items_per_thread;
@@ -304,8 +303,7 @@ TALLY_KERNEL void __launch_bounds__(compiled_policy<Selector>().threads,
     unordered_copy_if_kernel(It first, std::int64_t n, Select select, OutIt result, CountOut count,
                              scratch_view scratch) {
   constexpr tuning::launch_policy policy = compiled_policy<Selector>();
-  static_assert(policy.threads > 0 && policy.threads % 32 == 0 && policy.threads <= 1024 &&
-                    policy.items_per_thread >= 1,
+  static_assert(tuning::is_valid(policy),
                 "tally: no valid launch policy for this copy_if (a tuning table without a rule for it?)");
   constexpr int Threads = policy.threads;
   constexpr int ItemsPerThread = policy.items_per_thread;

@@ -32,8 +32,7 @@ template <class Selector, class Plan, class It, class Out>
 TALLY_KERNEL void __launch_bounds__(compiled_policy<Selector>().threads)
     reduce_kernel(input_range<It> in, Plan plan, Out out, scratch_view scratch) {
   constexpr tuning::launch_policy policy = compiled_policy<Selector>();
-  static_assert(policy.threads > 0 && policy.threads % 32 == 0 && policy.threads <= 1024 &&
-                    policy.items_per_thread >= 1,
+  static_assert(tuning::is_valid(policy),
                 "tally: no valid launch policy for this reduction (a tuning table without a rule for it?)");
   using T = typename Plan::accumulator;
   wait_for_prior_grids();

@@ -73,8 +73,7 @@ template <class Selector, int K, class Rank, class It, class ValueOut, class Ind
 TALLY_KERNEL void __launch_bounds__(compiled_policy<Selector>().threads)
     top_k_kernel(input_range<It> in, Rank rank, ValueOut values, IndexOut indices, scratch_view scratch) {
   constexpr tuning::launch_policy policy = compiled_policy<Selector>();
-  static_assert(policy.threads > 0 && policy.threads % 32 == 0 && policy.threads <= 1024 &&
-                    policy.items_per_thread >= 1,
+  static_assert(tuning::is_valid(policy),
                 "tally: no valid launch policy for this top_k (a tuning table without a rule for it?)");
   constexpr int Threads = policy.threads;
   constexpr int Items = policy.items_per_thread;
