@@ -18,7 +18,7 @@
 /// and `tally::release_scratch()` frees them all (at the end of a program that checks for
 /// leaks, or before cudaDeviceReset).
 
-#include <tally/detail/scratch.cuh>
+#include <tally/detail/runtime/scratch.cuh>
 
 TALLY_NAMESPACE_BEGIN
 

@@ -203,7 +203,7 @@ TEST_CASE("cccl interop: the raw pointer behind a contiguous iterator") {
 }
 
 TEST_CASE("cccl interop: a std::vector iterator given to a device policy is refused with tally::error") {
-  // The check a device entry point makes before any work (detail/validate.cuh): a host
+  // The check a device entry point makes before any work (detail/runtime/validate.cuh): a host
   // std::vector's iterator is contiguous, its pointer pageable host memory. Without a
   // device CUDA cannot say where the pointer points (tally::cuda_error); with one it is
   // refused as pageable memory (tally::error), unless the GPU reads pageable memory

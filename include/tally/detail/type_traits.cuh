@@ -59,7 +59,7 @@ TALLY_HOST_DEVICE inline bool operator==(uint128_word a, uint128_word b) { retur
 TALLY_HOST_DEVICE inline bool operator!=(uint128_word a, uint128_word b) { return !(a == b); }
 
 /// Contiguous iterators: tally may read them with vector loads and check where they point
-/// (validate.cuh). Every iterator that Thrust calls contiguous
+/// (runtime/validate.cuh). Every iterator that Thrust calls contiguous
 /// (`thrust::is_contiguous_iterator_v`) is: raw pointers, `thrust::device_ptr` and the other
 /// Thrust pointers, `thrust::device_vector<T>::iterator` (and universal_vector's,
 /// host_vector's), `cuda::std::span` and `cuda::std::array` iterators, the standard

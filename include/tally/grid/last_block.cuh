@@ -10,7 +10,7 @@
 // That block alone finishes the work and sets the counter back to zero for the next
 // call on the stream. Nothing spins, so it works whether or not all blocks are resident.
 
-#include <tally/detail/scratch.cuh>
+#include <tally/detail/runtime/scratch.cuh>
 #include <tally/warp/sorted_list.cuh>
 
 #include <cuda/atomic>

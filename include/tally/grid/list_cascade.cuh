@@ -1,5 +1,5 @@
 #pragma once
-// The atomic backend's top_k across blocks: a list of K words in the slot (scratch.cuh,
+// The atomic backend's top_k across blocks: a list of K words in the slot (detail/runtime/scratch.cuh,
 // zero between calls) that every block inserts its best K into with atomics, and that
 // ends holding the grid's best K, best first.
 //

@@ -10,7 +10,7 @@
 // aggregate as soon as it has counted, looks back over its predecessors, summing
 // aggregates until it meets a prefix, and then publishes its own prefix.
 //
-// The epoch numbers the launches that use the same scratch (scratch.cuh): a word written
+// The epoch numbers the launches that use the same scratch (detail/runtime/scratch.cuh): a word written
 // by an earlier launch has another epoch and reads as `none`, so the words need no
 // clearing between calls, which would cost a memset node per call (about 2 µs at small
 // sizes). The scratch clears them only when their epoch can't be trusted.

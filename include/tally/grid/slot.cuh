@@ -1,5 +1,5 @@
 #pragma once
-// The atomic backend's accumulator: a slot in scratch memory (scratch.cuh) that every
+// The atomic backend's accumulator: a slot in scratch memory (detail/runtime/scratch.cuh) that every
 // block folds its value into with atomics, and that reads as "nothing yet" when it is
 // all zero bits. Kernels leave it zeroed, so no call has to clear it first.
 //

@@ -4,8 +4,8 @@
 #include <tally/backend/host/copy_if.hpp>
 #include <tally/detail/copy_if/dispatch.cuh>
 #include <tally/detail/copy_if/select.cuh>
-#include <tally/detail/scratch.cuh>
-#include <tally/detail/validate.cuh>
+#include <tally/detail/runtime/scratch.cuh>
+#include <tally/detail/runtime/validate.cuh>
 
 TALLY_NAMESPACE_BEGIN
 namespace detail {

@@ -4,7 +4,7 @@
 // scratch (tile states, counters).
 
 #include <tally/detail/copy_if/kernels.cuh>
-#include <tally/detail/launch.cuh>
+#include <tally/detail/runtime/launch.cuh>
 #include <tally/policy.cuh>
 
 TALLY_NAMESPACE_BEGIN

@@ -16,11 +16,11 @@
 #include <tally/detail/atomic/cas_loop.cuh>
 #include <tally/block/scan_shuffle.cuh>
 #include <tally/block/scan_tree.cuh>
-#include <tally/detail/kernel_policy.cuh>
+#include <tally/detail/runtime/kernel_policy.cuh>
 #include <tally/grid/look_back.cuh>
-#include <tally/detail/pdl.cuh>
+#include <tally/detail/runtime/pdl.cuh>
 #include <tally/grid/last_block.cuh>
-#include <tally/detail/scratch.cuh>
+#include <tally/detail/runtime/scratch.cuh>
 #include <tally/detail/type_traits.cuh>
 
 #include <new>

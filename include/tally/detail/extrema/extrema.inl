@@ -1,8 +1,8 @@
 #pragma once
 // Definitions of the extrema (declared in <tally/max_element.cuh>).
 
-#include <tally/detail/scratch.cuh>
-#include <tally/detail/validate.cuh>
+#include <tally/detail/runtime/scratch.cuh>
+#include <tally/detail/runtime/validate.cuh>
 
 TALLY_NAMESPACE_BEGIN
 namespace detail {

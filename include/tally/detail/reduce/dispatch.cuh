@@ -3,10 +3,10 @@
 // value size, and what the policy forces), the one kernel it compiles, the grid, the
 // scratch, the launch.
 
-#include <tally/detail/launch.cuh>
+#include <tally/detail/runtime/launch.cuh>
 #include <tally/detail/reduce/kernel.cuh>
 #include <tally/detail/reduce/plan.cuh>
-#include <tally/detail/validate.cuh>
+#include <tally/detail/runtime/validate.cuh>
 #include <tally/functional.cuh>
 #include <tally/policy.cuh>
 

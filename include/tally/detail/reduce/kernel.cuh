@@ -6,14 +6,14 @@
 //      (backend/<name>/reduce.cuh), which ends in plan.finish in one thread.
 // What is reduced is the plan's (plan.cuh): how an item becomes the accumulator, how two
 // combine, what the total turns into. The policy (backend and shape) is the one the
-// selector gives for the architecture being compiled (detail/kernel_policy.cuh).
+// selector gives for the architecture being compiled (detail/runtime/kernel_policy.cuh).
 
 #include <tally/backend/atomic/reduce.cuh>
 #include <tally/backend/shared_memory/reduce.cuh>
 #include <tally/backend/warp_shuffle/reduce.cuh>
 #include <tally/block/for_each_item.cuh>
-#include <tally/detail/kernel_policy.cuh>
-#include <tally/detail/pdl.cuh>
+#include <tally/detail/runtime/kernel_policy.cuh>
+#include <tally/detail/runtime/pdl.cuh>
 
 TALLY_NAMESPACE_BEGIN
 namespace detail {

@@ -5,7 +5,7 @@
 // most max_packed_partition items (each a launch of the same kernel).
 
 #include <tally/detail/extrema/dispatch.cuh>
-#include <tally/detail/launch.cuh>
+#include <tally/detail/runtime/launch.cuh>
 #include <tally/detail/reduce/dispatch.cuh>
 #include <tally/detail/top_k/candidates.cuh>
 #include <tally/detail/top_k/kernel.cuh>

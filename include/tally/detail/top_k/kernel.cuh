@@ -15,8 +15,8 @@
 #include <tally/backend/shared_memory/top_k.cuh>
 #include <tally/backend/warp_shuffle/top_k.cuh>
 #include <tally/block/for_each_item.cuh>
-#include <tally/detail/kernel_policy.cuh>
-#include <tally/detail/pdl.cuh>
+#include <tally/detail/runtime/kernel_policy.cuh>
+#include <tally/detail/runtime/pdl.cuh>
 #include <tally/detail/top_k/candidates.cuh>
 
 TALLY_NAMESPACE_BEGIN

@@ -2,9 +2,9 @@
 // Definitions of top_k and top_k_into (declared in <tally/top_k.cuh>).
 
 #include <tally/backend/host/top_k.hpp>
-#include <tally/detail/scratch.cuh>
+#include <tally/detail/runtime/scratch.cuh>
 #include <tally/detail/top_k/dispatch.cuh>
-#include <tally/detail/validate.cuh>
+#include <tally/detail/runtime/validate.cuh>
 
 #include <algorithm>
 

@@ -2,8 +2,8 @@
 // Argument checks made before any work is queued (DESIGN §2): a reversed range, a null
 // pointer with a non-empty range, and a host-only pointer given to a device policy.
 
-#include <tally/detail/cuda_check.cuh>
-#include <tally/detail/device_context.cuh>
+#include <tally/detail/runtime/cuda_check.cuh>
+#include <tally/detail/runtime/device_context.cuh>
 #include <tally/detail/type_traits.cuh>
 
 #include <cstdint>

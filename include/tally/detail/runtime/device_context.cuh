@@ -1,7 +1,7 @@
 #pragma once
 // What a launch needs to know about the current device, read once per device and cached.
 
-#include <tally/detail/cuda_check.cuh>
+#include <tally/detail/runtime/cuda_check.cuh>
 
 #include <atomic>
 #include <mutex>

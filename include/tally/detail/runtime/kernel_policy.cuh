@@ -11,8 +11,8 @@
 // __CUDA_ARCH__ / 10 in that code, e.g. 80 for compute_80 PTX JIT-compiled on an sm_90
 // GPU) and evaluates the same function, so the launch always has the kernel's own shape.
 
-#include <tally/detail/cuda_check.cuh>
-#include <tally/detail/device_context.cuh>
+#include <tally/detail/runtime/cuda_check.cuh>
+#include <tally/detail/runtime/device_context.cuh>
 #include <tally/tuning/select.cuh>
 
 #include <atomic>

@@ -2,11 +2,11 @@
 // The launch of a single-pass kernel: its grid (at most the blocks resident at once, at
 // most one per full tile, at least one) and its scratch.
 
-#include <tally/detail/cuda_check.cuh>
-#include <tally/detail/device_context.cuh>
-#include <tally/detail/kernel_policy.cuh>
-#include <tally/detail/pdl.cuh>
-#include <tally/detail/scratch.cuh>
+#include <tally/detail/runtime/cuda_check.cuh>
+#include <tally/detail/runtime/device_context.cuh>
+#include <tally/detail/runtime/kernel_policy.cuh>
+#include <tally/detail/runtime/pdl.cuh>
+#include <tally/detail/runtime/scratch.cuh>
 
 TALLY_NAMESPACE_BEGIN
 namespace detail {

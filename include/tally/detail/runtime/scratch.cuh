@@ -25,8 +25,8 @@
 // live until the process ends, or until tally::release_scratch(stream) frees a stream's
 // (a program that creates and destroys many streams calls it before cudaStreamDestroy).
 
-#include <tally/detail/cuda_check.cuh>
-#include <tally/detail/device_context.cuh>
+#include <tally/detail/runtime/cuda_check.cuh>
+#include <tally/detail/runtime/device_context.cuh>
 
 #include <cstddef>
 #include <cstring>
