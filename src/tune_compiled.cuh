@@ -27,7 +27,7 @@ inline std::vector<tune_row> rows_of(const tally::tuning::rule_table& table, con
     const tally::tuning::rule& r = table.rules[i];
     rows.push_back({kernel_class_name(r.kind), r.max_value_bytes, r.max_list_size,
                     tune_config{tally::backend_name(r.policy.backend), r.policy.threads, r.policy.items_per_thread},
-                    comment});
+                    comment, r.max_items_log2});
   }
   return rows;
 }

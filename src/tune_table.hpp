@@ -125,7 +125,8 @@ inline const std::vector<std::string>& kernel_class_names() {
   static const std::vector<std::string> v = {"integer_sum", "floating_sum", "min_max",
                                              "other",       "extremum",     "top2",
                                              "top_k",       "copy_if",      "copy_if_unordered",
-                                             "top_k_small"};
+                                             "top_k_small", "top2_small",  "copy_if_small",
+                                             "copy_if_unordered_small"};
   return v;
 }
 
@@ -154,6 +155,7 @@ struct tune_row {
   int max_list_size = tune_any_size;
   tune_config config;
   std::string comment;
+  int max_items_log2 = 63;  ///< small-input classes: the rule's size limit (tuning::rule)
   std::string key() const { return rule_key(kind, max_value_bytes, max_list_size); }
 };
 
@@ -194,7 +196,8 @@ inline std::vector<std::string> rows_cpp(const std::vector<tune_row>& rows) {
                     bytes + ", " +
                     pad_right(limit_cpp(r.max_list_size) + ",", list_w + 1) + " {" +
                     pad_right("backend_id::" + r.config.backend + ",", backend_w + 13) + " " +
-                    std::to_string(r.config.threads) + ", " + std::to_string(r.config.items) + "}},";
+                    std::to_string(r.config.threads) + ", " + std::to_string(r.config.items) + "}" +
+                    (r.max_items_log2 < 63 ? ", " + std::to_string(r.max_items_log2) : std::string()) + "},";
     config_w = std::max(config_w, s.size());
     fields.push_back(std::move(s));
   }

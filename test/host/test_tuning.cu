@@ -20,7 +20,8 @@ constexpr kernel_class all_classes[] = {
     kernel_class::integer_sum, kernel_class::floating_sum, kernel_class::min_max,
     kernel_class::other,       kernel_class::extremum,     kernel_class::top2,
     kernel_class::top_k,       kernel_class::copy_if,      kernel_class::copy_if_unordered,
-    kernel_class::top_k_small,
+    kernel_class::top_k_small, kernel_class::top2_small, kernel_class::copy_if_small,
+    kernel_class::copy_if_unordered_small,
 };
 constexpr int all_archs[] = {70, 75, 80, 86, 89, 90, 100, 120};
 constexpr int value_sizes[] = {1, 2, 4, 8, 16, 24};
@@ -59,7 +60,14 @@ TEST_CASE("tuning tables: every shipped rule has a valid launch policy") {
       CHECK(r.max_value_bytes >= 1);
       CHECK(r.max_list_size >= 1);
       CHECK(int(r.kind) >= 0);
-      CHECK(int(r.kind) <= int(kernel_class::top_k_small));
+      CHECK(int(r.kind) <= int(kernel_class::copy_if_unordered_small));
+      // A small-input rule limits the sizes it runs for; the others admit every size.
+      if (tt::is_small_class(r.kind)) {
+        CHECK(r.max_items_log2 >= 10);
+        CHECK(r.max_items_log2 < 63);
+      } else {
+        CHECK(r.max_items_log2 == 63);
+      }
     }
   }
 }
@@ -81,6 +89,7 @@ TEST_CASE("tuning tables: no rule is shadowed by an earlier one of its class") {
 
 TEST_CASE("tuning tables: the generic table alone covers every class, value size and list size") {
   for (kernel_class kind : all_classes)
+    if (!tt::is_small_class(kind) || kind == kernel_class::top_k_small)  // the others are optional
     for (int bytes : value_sizes)
       for (int list : list_sizes) {
         CAPTURE(int(kind));
@@ -95,6 +104,7 @@ TEST_CASE("tuning select: every architecture has a policy for every class, value
     for (kernel_class kind : all_classes)
       for (int bytes : value_sizes)
         for (int list : list_sizes) {
+          if (tt::is_small_class(kind) && kind != kernel_class::top_k_small) continue;  // optional (next test)
           const tt::launch_policy p = tt::select(arch, kind, bytes, list);
           CAPTURE(arch);
           CAPTURE(int(kind));
@@ -105,6 +115,48 @@ TEST_CASE("tuning select: every architecture has a policy for every class, value
           CHECK(p.items_per_thread > 0);
           CHECK(p.backend != backend_id::automatic);
         }
+}
+
+TEST_CASE("tuning select: a small-input kernel runs up to its rule's size, or never without a rule") {
+  using tally::detail::selector;
+  for (int arch : all_archs)
+    for (kernel_class kind : all_classes) {
+      if (!tt::is_small_class(kind)) continue;
+      for (int bytes : value_sizes) {
+        CAPTURE(arch);
+        CAPTURE(int(kind));
+        CAPTURE(bytes);
+        const tt::rule r = tt::select_rule(arch, kind, bytes, 8);
+        const tt::launch_policy large = tt::select(arch, tt::large_class_of(kind), bytes, 8);
+        auto check_one = [&](auto sel) {
+          using S = decltype(sel);
+          if (tt::is_valid(r.policy)) {
+            CHECK(S::for_arch(arch) == r.policy);
+            CHECK(S::max_items(arch) == (std::int64_t(1) << r.max_items_log2));
+          } else {  // compiled as the class's own kernel, never launched
+            CHECK(S::for_arch(arch) == large);
+            CHECK(S::max_items(arch) == -1);
+          }
+        };
+        // The selectors of the small classes at this value size (list 8).
+        if (bytes == 4) {
+          if (kind == kernel_class::top2_small) check_one(selector<kernel_class::top2_small, 4, 8, backend_id::automatic, 0, 0>{});
+          if (kind == kernel_class::copy_if_small) check_one(selector<kernel_class::copy_if_small, 4, 8, backend_id::automatic, 0, 0>{});
+          if (kind == kernel_class::copy_if_unordered_small)
+            check_one(selector<kernel_class::copy_if_unordered_small, 4, 8, backend_id::automatic, 0, 0>{});
+          if (kind == kernel_class::top_k_small) check_one(selector<kernel_class::top_k_small, 4, 8, backend_id::automatic, 0, 0>{});
+        }
+        if (bytes == 8) {
+          if (kind == kernel_class::top2_small) check_one(selector<kernel_class::top2_small, 8, 8, backend_id::automatic, 0, 0>{});
+          if (kind == kernel_class::copy_if_small) check_one(selector<kernel_class::copy_if_small, 8, 8, backend_id::automatic, 0, 0>{});
+        }
+      }
+    }
+  // The other classes have no size limit.
+  CHECK(selector<kernel_class::top_k, 4, 8, backend_id::automatic, 0, 0>::max_items(90) == INT64_MAX);
+  // sm_90 has the measured small-input rules (tuning/sm90.cuh); sm_80 has none for top2.
+  CHECK(selector<kernel_class::top2_small, 4, 1, backend_id::automatic, 0, 0>::max_items(90) > 0);
+  CHECK(selector<kernel_class::top2_small, 4, 1, backend_id::automatic, 0, 0>::max_items(80) == -1);
 }
 
 TEST_CASE("tuning select: each architecture reads its table, then the generic one") {

@@ -2,7 +2,8 @@
 /// @file
 /// The generic table: every architecture without a table of its own, and every class an
 /// architecture's table leaves out (the format: tuning/policy.cuh). It covers every class
-/// and value size, so that a selection always finds a rule.
+/// and value size, so that a selection always finds a rule; of the small-input classes
+/// only top_k_small (without a rule, a call site runs its class's kernel at every size).
 ///
 /// Not measured: the deterministic last-block design of warp_shuffle, which needs nothing
 /// from the hardware beyond 32-bit atomics, 16-byte loads where the input allows them, and
@@ -41,7 +42,7 @@ TALLY_HOST_DEVICE constexpr rule_table generic_table() {
   {kernel_class::copy_if_unordered, 8,        any_size, {backend_id::warp_shuffle, 256, 8}},
   {kernel_class::copy_if_unordered, 16,       any_size, {backend_id::warp_shuffle, 256, 4}},
   {kernel_class::copy_if_unordered, any_size, any_size, {backend_id::warp_shuffle, 256, 2}},
-  {kernel_class::top_k_small,       any_size, any_size, {backend_id::warp_shuffle, 128, 4}},
+  {kernel_class::top_k_small,       any_size, any_size, {backend_id::warp_shuffle, 128, 4}, 17},
   };
   return make_table(rules);
 }

@@ -36,9 +36,40 @@ enum class kernel_class {
   top_k,              ///< top_k<K>, K >= 3 (a list per thread)
   copy_if,            ///< stable copy_if
   copy_if_unordered,  ///< copy_if under unordered()
-  top_k_small,        ///< top_k<K> where the top_k policy's tiles would not fill the GPU:
-                      ///< a second kernel with smaller tiles (detail/top_k/dispatch.cuh)
+  // Small-input kernels: a second kernel of the call site with smaller tiles, for inputs of
+  // at most 2^max_items_log2 items (its rule's limit), where the large tiles of the class's
+  // own policy would leave most SMs idle. Only these four classes have one (measured to
+  // pay: docs/performance.md#small-inputs); an architecture without such a rule runs its
+  // class's kernel at every size.
+  top_k_small,              ///< top_k<K>, K >= 3
+  top2_small,               ///< top_k<1>, top_k<2>
+  copy_if_small,            ///< stable copy_if
+  copy_if_unordered_small,  ///< copy_if under unordered()
 };
+
+/// The small-input class of a class (itself for a class without one).
+TALLY_HOST_DEVICE constexpr kernel_class small_class_of(kernel_class kind) {
+  switch (kind) {
+    case kernel_class::top_k: return kernel_class::top_k_small;
+    case kernel_class::top2: return kernel_class::top2_small;
+    case kernel_class::copy_if: return kernel_class::copy_if_small;
+    case kernel_class::copy_if_unordered: return kernel_class::copy_if_unordered_small;
+    default: return kind;
+  }
+}
+
+/// The class whose kernel a small-input class stands in for (itself for the others).
+TALLY_HOST_DEVICE constexpr kernel_class large_class_of(kernel_class kind) {
+  switch (kind) {
+    case kernel_class::top_k_small: return kernel_class::top_k;
+    case kernel_class::top2_small: return kernel_class::top2;
+    case kernel_class::copy_if_small: return kernel_class::copy_if;
+    case kernel_class::copy_if_unordered_small: return kernel_class::copy_if_unordered;
+    default: return kind;
+  }
+}
+
+TALLY_HOST_DEVICE constexpr bool is_small_class(kernel_class kind) { return large_class_of(kind) != kind; }
 
 inline constexpr int any_size = 1 << 20;  ///< a limit that admits every value or list size
 
@@ -69,6 +100,8 @@ struct rule {
   int max_list_size;    ///< top_k: applies to lists of at most this many entries (K rounded
                         ///< up to a power of two); any_size for the other classes
   launch_policy policy;
+  int max_items_log2 = 63;  ///< small-input classes: the kernel runs for n <= 2^max_items_log2
+                            ///< items (the class's own kernel above); 63 for the others
 };
 
 /// A table: its rules in search order. Tables are returned by constexpr functions

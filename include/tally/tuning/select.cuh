@@ -12,22 +12,27 @@
 TALLY_NAMESPACE_BEGIN
 namespace tuning {
 
-/// The table's policy for a kernel of `kind` compiled for `arch` (10 * major + minor:
-/// 90 for sm_90). Searched: the architecture's table (sm_90 and newer: sm90_table; sm_80
-/// to sm_89: sm80_table), then generic_table; no_policy if neither has a rule.
-TALLY_HOST_DEVICE constexpr launch_policy select(int arch, kernel_class kind, int value_bytes, int list_size = 1) {
+/// The table's rule for a kernel of `kind` compiled for `arch` (10 * major + minor: 90 for
+/// sm_90). Searched: the architecture's table (sm_90 and newer: sm90_table; sm_80 to sm_89:
+/// sm80_table), then generic_table; a rule with no_policy if neither has one.
+TALLY_HOST_DEVICE constexpr rule select_rule(int arch, kernel_class kind, int value_bytes, int list_size = 1) {
   if (arch >= 90) {
     const rule_table table = sm90_table();
     const int i = find_rule(table, kind, value_bytes, list_size);
-    if (i >= 0) return table.rules[i].policy;
+    if (i >= 0) return table.rules[i];
   } else if (arch >= 80) {
     const rule_table table = sm80_table();
     const int i = find_rule(table, kind, value_bytes, list_size);
-    if (i >= 0) return table.rules[i].policy;
+    if (i >= 0) return table.rules[i];
   }
   const rule_table table = generic_table();
   const int i = find_rule(table, kind, value_bytes, list_size);
-  return i >= 0 ? table.rules[i].policy : no_policy();
+  return i >= 0 ? table.rules[i] : rule{kind, 0, 0, no_policy(), -1};
+}
+
+/// The table's policy for a kernel of `kind` compiled for `arch` (select_rule's).
+TALLY_HOST_DEVICE constexpr launch_policy select(int arch, kernel_class kind, int value_bytes, int list_size = 1) {
+  return select_rule(arch, kind, value_bytes, list_size).policy;
 }
 
 }  // namespace tuning

@@ -8,8 +8,9 @@
 /// (one kernel per size bucket). With one kernel per call site a class has one policy:
 /// each class keeps the choice of its largest bucket (the sizes where bandwidth, not
 /// launch latency, sets the time); below that the grid shrinks to the input at run time.
-/// top_k_small keeps the choice of the middle buckets: top_k's large tiles left most SMs
-/// idle there (2x slower at 2^14..2^18), which a second kernel with small tiles avoids.
+/// The small-input rules (top_k_small, top2_small, copy_if_small) come from a sweep of
+/// shapes at 2^10..2^20 on 2026-11-25: a second kernel with smaller tiles runs up to the
+/// rule's size, where the class's large tiles would leave most SMs idle.
 /// The µs behind each row are those of that run (docs/performance.md).
 
 #include <tally/tuning/policy.cuh>
@@ -37,8 +38,11 @@ TALLY_HOST_DEVICE constexpr rule_table sm90_table() {
   {kernel_class::copy_if,           8, any_size, {backend_id::shared_memory, 256, 8}},   // double stable: 2^22..2^28, 2^28 1271.55 us
   {kernel_class::copy_if_unordered, 4, any_size, {backend_id::shared_memory, 128, 16}},  // int32 unordered: 2^22..2^28, 2^28 574.75 us
   {kernel_class::copy_if_unordered, 8, any_size, {backend_id::warp_shuffle,  512, 8}},   // double unordered: 2^20..2^28, 2^28 1086.93 us
-  {kernel_class::top_k_small, any_size, 8,        {backend_id::warp_shuffle,  128, 16}},  // float top_k<8>: 2^18..2^20, 2^20 16.79 us (128 x 4: 2^16 7.98 us)
-  {kernel_class::top_k_small, any_size, 32,       {backend_id::shared_memory, 128, 8}},   // float top_k<32>: 2^14..2^18, 2^18 46.30 us
+  // Small inputs (n <= 2^last field): the 2026-11-25 sweep of shapes at 2^10..2^20 (docs/performance.md#small-inputs)
+  {kernel_class::top_k_small, any_size, 8,        {backend_id::warp_shuffle,  128, 8}, 18},   // float top_k<8>: 2^12 7.53, 2^16 8.58, 2^18 10.64 us (top_k's 512 x 16: 7.66, 15.97, 16.56)
+  {kernel_class::top_k_small, any_size, 32,       {backend_id::shared_memory, 128, 8}, 18},   // float top_k<32>: 2^10 19.32, 2^16 42.53, 2^18 48.54 us (512 x 4: 26.75, 55.52, 57.44)
+  {kernel_class::top2_small,        4, any_size, {backend_id::atomic,        256, 8}, 20},   // float top_k<2>: 2^14 3.89, 2^18 4.66, 2^20 7.20 us (1024 x 8: 4.91, 5.71, 7.68)
+  {kernel_class::copy_if_small,     4, any_size, {backend_id::shared_memory, 128, 8}, 16},   // int32 stable: 2^10 3.69, 2^14 4.43, 2^16 5.16 us (256 x 16: 4.64, 5.07, 5.78)
   };
   return make_table(rules);
 }

@@ -23,20 +23,16 @@ constexpr tuning::kernel_class reduce_class_of() {
   else return tuning::kernel_class::other;
 }
 
-/// Runs `plan` over [first, first + n) into `out` on the policy's stream, in one launch of
-/// the call site's kernel. Kind: the tuning class; the value size is the input's.
-template <tuning::kernel_class Kind, class Policy, class It, class Out, class Plan>
-void dispatch_plan(const char* algorithm, const Policy& policy, const device_context& ctx, It first, std::int64_t n,
-                   Out out, const Plan& plan) {
+/// Launches Selector's kernel of `plan` over [first, first + n) into `out`, unless n is
+/// above what the kernel runs for (a small-input kernel's limit): then returns false.
+template <class Selector, class Policy, class It, class Out, class Plan>
+bool launch_plan(const char* algorithm, const Policy& policy, const device_context& ctx, It first, std::int64_t n,
+                 Out out, const Plan& plan) {
   using T = typename Plan::accumulator;
   using Op = typename Plan::accumulator_op;
-  constexpr bool atomic_allowed = !Policy::is_deterministic || Plan::exact;
-  static_assert(atomic_allowed || !std::is_same_v<typename Policy::backend_type, backend::atomic_t>,
-                "tally: the atomic backend cannot give deterministic() results for this operator (a "
-                "floating-point sum depends on the order of the atomics)");
-  using selector = selector_for<Kind, int(sizeof(iter_value_t<It>)), 1, Policy, atomic_allowed>;
-  constexpr auto kernel = reduce_kernel<selector, Plan, It, Out>;
-  const kernel_shape shape = shape_of<selector, kernel>(algorithm, ctx);
+  constexpr auto kernel = reduce_kernel<Selector, Plan, It, Out>;
+  const kernel_shape shape = shape_of<Selector, kernel>(algorithm, ctx);
+  if (n > shape.max_items) return false;
   const tuning::launch_policy& p = shape.policy;
   const input_range<It> in = make_input_range(first, n, p.items_per_thread);
   const std::int64_t full_tiles = (n - in.head) / (std::int64_t(p.threads) * p.items_per_thread);
@@ -44,6 +40,25 @@ void dispatch_plan(const char* algorithm, const Policy& policy, const device_con
                                         ? backend_atomic::reduce_partial_bytes<T, Op>(shape.arch)
                                         : sizeof(T);
   launch_single_pass<kernel>(algorithm, ctx, policy.stream(), shape, full_tiles, partial_bytes, in, plan, out);
+  return true;
+}
+
+/// Runs `plan` over [first, first + n) into `out` on the policy's stream, in one launch of
+/// the call site's kernel. Kind: the tuning class; the value size is the input's. A class
+/// with a small-input class (top2) has a second kernel for the inputs its rule admits.
+template <tuning::kernel_class Kind, class Policy, class It, class Out, class Plan>
+void dispatch_plan(const char* algorithm, const Policy& policy, const device_context& ctx, It first, std::int64_t n,
+                   Out out, const Plan& plan) {
+  constexpr bool atomic_allowed = !Policy::is_deterministic || Plan::exact;
+  static_assert(atomic_allowed || !std::is_same_v<typename Policy::backend_type, backend::atomic_t>,
+                "tally: the atomic backend cannot give deterministic() results for this operator (a "
+                "floating-point sum depends on the order of the atomics)");
+  constexpr int value_bytes = int(sizeof(iter_value_t<It>));
+  if constexpr (has_small_kernel_v<Kind, Policy>) {
+    using small = selector_for<tuning::small_class_of(Kind), value_bytes, 1, Policy, atomic_allowed>;
+    if (launch_plan<small>(algorithm, policy, ctx, first, n, out, plan)) return;
+  }
+  launch_plan<selector_for<Kind, value_bytes, 1, Policy, atomic_allowed>>(algorithm, policy, ctx, first, n, out, plan);
 }
 
 /// Runs the reduction of [first, first + n) into *out on the policy's stream.

@@ -16,6 +16,7 @@
 #include <tally/tuning/select.cuh>
 
 #include <atomic>
+#include <cstdint>
 #include <mutex>
 
 #if defined(__CUDA_ARCH__)
@@ -30,12 +31,22 @@ namespace detail {
 /// The policy of one call site: the table's choice for (Kind, ValueBytes, ListSize), with
 /// what the caller's policy forces put in. AtomicAllowed false (a deterministic()
 /// floating-point sum) turns a table's `atomic` into warp_shuffle; a backend forced by
-/// with() is taken as it is.
+/// with() is taken as it is. A small-input class (tuning::is_small_class) that an
+/// architecture's tables have no rule for compiles its class's own policy there and is
+/// never launched (max_items < 0).
 template <tuning::kernel_class Kind, int ValueBytes, int ListSize, backend_id Forced, int ForcedThreads,
           int ForcedItems, bool AtomicAllowed = true>
 struct selector {
+  TALLY_HOST_DEVICE static constexpr tuning::rule rule_for(int arch) {
+    tuning::rule r = tuning::select_rule(arch, Kind, ValueBytes, ListSize);
+    if (tuning::is_small_class(Kind) && !tuning::is_valid(r.policy)) {
+      r = tuning::select_rule(arch, tuning::large_class_of(Kind), ValueBytes, ListSize);
+      r.max_items_log2 = -1;
+    }
+    return r;
+  }
   TALLY_HOST_DEVICE static constexpr tuning::launch_policy for_arch(int arch) {
-    tuning::launch_policy p = tuning::select(arch, Kind, ValueBytes, ListSize);
+    tuning::launch_policy p = rule_for(arch).policy;
     if (Forced != backend_id::automatic) p.backend = Forced;
     else if (!AtomicAllowed && p.backend == backend_id::atomic) p.backend = backend_id::warp_shuffle;
     if (ForcedThreads > 0) {
@@ -44,12 +55,24 @@ struct selector {
     }
     return p;
   }
+  /// The most items this kernel runs for: a small-input class's limit, -1 where it has
+  /// none (never launched), and every size for the other classes.
+  static constexpr std::int64_t max_items(int arch) {
+    if (!tuning::is_small_class(Kind)) return INT64_MAX;
+    const int log2 = rule_for(arch).max_items_log2;
+    return log2 < 0 ? -1 : log2 >= 63 ? INT64_MAX : (std::int64_t(1) << log2);
+  }
 };
 
 /// The selector of a call under `Policy` (a device_policy).
 template <tuning::kernel_class Kind, int ValueBytes, int ListSize, class Policy, bool AtomicAllowed = true>
 using selector_for = selector<Kind, ValueBytes, ListSize, Policy::backend_type::id, Policy::threads,
                               Policy::items_per_thread, AtomicAllowed>;
+
+/// Whether a call site under `Policy` has a small-input kernel beside its class's: the
+/// class has a small-input class and the caller did not fix the shape with tune<>().
+template <tuning::kernel_class Kind, class Policy>
+inline constexpr bool has_small_kernel_v = tuning::small_class_of(Kind) != Kind && Policy::threads == 0;
 
 /// The policy a kernel compiled from Selector has in the code being compiled.
 template <class Selector>
@@ -62,6 +85,7 @@ struct kernel_shape {
   int arch;                       ///< the kernel's compiled architecture (ptxVersion)
   tuning::launch_policy policy;   ///< Selector::for_arch(arch)
   int blocks_per_sm;              ///< resident blocks of policy.threads threads per SM
+  std::int64_t max_items;         ///< Selector::max_items(arch): run for n <= max_items only
 };
 
 template <class Selector, auto Kernel>
@@ -83,6 +107,7 @@ kernel_shape shape_of(const char* algorithm, const device_context& ctx) {
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&shape.blocks_per_sm, Kernel, shape.policy.threads, 0),
         algorithm, "cannot compute the kernel's occupancy");
   if (shape.blocks_per_sm < 1) shape.blocks_per_sm = 1;
+  shape.max_items = Selector::max_items(shape.arch);
   if (cacheable) {
     static std::mutex mutex;
     std::lock_guard<std::mutex> lock(mutex);

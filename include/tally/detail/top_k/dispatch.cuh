@@ -14,20 +14,19 @@
 TALLY_NAMESPACE_BEGIN
 namespace detail {
 
-/// One launch of the top_k kernel of `Selector` over [first, first + n), if `full_tiles`
-/// of its shape reach `min_full_tiles` (or always with 0); returns whether it launched.
+/// One launch of the top_k kernel of `Selector` over [first, first + n), unless n is above
+/// what the kernel runs for (a small-input kernel's limit); returns whether it launched.
 template <class Selector, int K, class Policy, class It, class ValueOut, class IndexOut, class Rank>
 bool launch_top_k_with(const char* algorithm, const Policy& policy, const device_context& ctx, It first,
-                       std::int64_t n, ValueOut values, IndexOut indices, const Rank& rank,
-                       std::int64_t min_full_tiles) {
+                       std::int64_t n, ValueOut values, IndexOut indices, const Rank& rank) {
   using C = typename Rank::type;
   constexpr int list_size = top_k_list_size(K);
   constexpr auto kernel = top_k_kernel<Selector, K, Rank, It, ValueOut, IndexOut>;
   const kernel_shape shape = shape_of<Selector, kernel>(algorithm, ctx);
+  if (n > shape.max_items) return false;
   const tuning::launch_policy& p = shape.policy;
   const input_range<It> in = make_input_range(first, n, p.items_per_thread);
   const std::int64_t full_tiles = (n - in.head) / (std::int64_t(p.threads) * p.items_per_thread);
-  if (full_tiles < min_full_tiles) return false;
   const std::size_t list_bytes = p.backend == backend_id::atomic ? backend_atomic::top_k_partial_bytes<C>(list_size)
                                                                  : backend_warp_shuffle::top_k_partial_bytes<C>(list_size);
   launch_single_pass<kernel>(algorithm, ctx, policy.stream(), shape, full_tiles, list_bytes, in, rank, values,
@@ -35,23 +34,21 @@ bool launch_top_k_with(const char* algorithm, const Policy& policy, const device
   return true;
 }
 
-/// top_k over [first, first + n): the `top_k` kernel, or, where its tiles would leave SMs
-/// idle (fewer full tiles than SMs), the `top_k_small` kernel, whose smaller tiles keep
-/// every SM busy (two kernels per call site: measured 2x faster at 2^14..2^18 items,
-/// docs/performance.md). A policy with a tune<>() shape has one kernel.
+/// top_k over [first, first + n): the `top_k` kernel, or, for the inputs its rule admits,
+/// the `top_k_small` kernel, whose smaller tiles keep every SM busy where the top_k
+/// kernel's would leave most idle (two kernels per call site: docs/performance.md). A
+/// policy with a tune<>() shape has one kernel.
 template <int K, class Policy, class It, class ValueOut, class IndexOut, class Rank>
 void launch_top_k(const char* algorithm, const Policy& policy, const device_context& ctx, It first, std::int64_t n,
                   ValueOut values, IndexOut indices, const Rank& rank) {
   constexpr int value_bytes = int(sizeof(iter_value_t<It>));
   constexpr int list_size = top_k_list_size(K);
-  using large = selector_for<tuning::kernel_class::top_k, value_bytes, list_size, Policy>;
-  if constexpr (Policy::threads > 0) {
-    launch_top_k_with<large, K>(algorithm, policy, ctx, first, n, values, indices, rank, 0);
-  } else {
+  if constexpr (has_small_kernel_v<tuning::kernel_class::top_k, Policy>) {
     using small = selector_for<tuning::kernel_class::top_k_small, value_bytes, list_size, Policy>;
-    if (!launch_top_k_with<large, K>(algorithm, policy, ctx, first, n, values, indices, rank, ctx.sm_count))
-      launch_top_k_with<small, K>(algorithm, policy, ctx, first, n, values, indices, rank, 0);
+    if (launch_top_k_with<small, K>(algorithm, policy, ctx, first, n, values, indices, rank)) return;
   }
+  using large = selector_for<tuning::kernel_class::top_k, value_bytes, list_size, Policy>;
+  launch_top_k_with<large, K>(algorithm, policy, ctx, first, n, values, indices, rank);
 }
 
 /// Writes the min(K, n) best items of [first, first + n), n >= 1, and their indices.
