@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build tally on a GPU machine and run everything that needs the GPU: the CTest suite
-# (host and GPU tests), every benchmark binary, and `tally verify`. Writes every log to
+# (host and GPU tests), every benchmark binary (through `tally bench`), and `tally verify`. Writes every log to
 # $OUT (or <build dir>/logs) and prints a short summary last. Exits non-zero when any
 # step failed (the summary is printed anyway).
 #
@@ -14,11 +14,11 @@
 #   --targets "A B"   build only these targets (e.g. when device time is short)
 #   --fuzz SECONDS    also run `tally verify --fuzz SECONDS` (differential fuzzing)
 #   --sanitize        also run scripts/sanitize.sh (compute-sanitizer) over the GPU tests
-# With the benchmarks, `tally bench --json` (every algorithm, 2^10..2^28) and `tally plot`
-# run too: bench.json, bench.md and charts/ in the log directory.
+# The benchmarks run through `tally bench --json` (each bench_* binary once, its default
+# sizes), then `tally plot`: bench_*.md, bench.json and charts/ in the log directory.
 # environment:
-#   TALLY_BENCH_ARGS  extra arguments for every benchmark binary (word-split),
-#                     e.g. TALLY_BENCH_ARGS='--benchmark_filter=int32'
+#   TALLY_BENCH_ARGS  extra arguments for every benchmark binary (word-split; passed
+#                     after `tally bench --`), e.g. TALLY_BENCH_ARGS='--benchmark_filter=int32'
 #   TALLY_COMMIT      the commit being tested (else the file .commit, else git, else unknown)
 #   OUT               where the logs go (default: <build dir>/logs)
 set -uo pipefail
@@ -165,43 +165,29 @@ if ((run_tests && sanitize)); then
 fi
 
 # --- benchmarks -----------------------------------------------------------------------
-# Each bench_* binary runs in the log directory, so the Markdown tables it writes to a
-# relative path (bench_reduce's default is bench_reduce.md) land there. A benchmark that
-# writes no .md file gets the Markdown of its output (from the first "## " or "|" line
-# on) saved as <log dir>/<name>.md.
+# `tally bench` runs every bench_* executable once (the one harness, benchmarks/README.md),
+# in the log directory: their Markdown tables (bench_reduce.md, ...) land there, and their
+# rows in bench.json (JSON Lines), which `tally plot` draws into charts/.
 tables=()
 if ((run_bench)); then
-  mapfile -t benches < <(find "$build_dir" -type f -perm -u+x -name 'bench_*' \
-                           -not -path '*/CMakeFiles/*' 2>/dev/null | sort)
-  if ((${#benches[@]} == 0)); then
-    step "benchmarks"
-    echo "no bench_* binaries in $build_dir"
-    failed+=("benchmarks (none found)")
-  fi
+  step "tally bench ${TALLY_BENCH_ARGS:-}"
   marker="$log_dir/.bench-start"
-  for bench in "${benches[@]}"; do
-    name=$(basename "$bench")
-    rm -f "$log_dir/$name.md"
-    touch "$marker"
-    step "$name ${TALLY_BENCH_ARGS:-}"
-    # shellcheck disable=SC2086  # TALLY_BENCH_ARGS is a list of arguments
-    (cd "$log_dir" && "$bench" ${TALLY_BENCH_ARGS:-}) 2>&1 | tee "$log_dir/$name.log"
-    bench_rc=${PIPESTATUS[0]}
-    ((bench_rc == 0)) || failed+=("$name")
-    mapfile -t written < <(find "$log_dir" -maxdepth 1 -type f -name '*.md' -newer "$marker" | sort)
-    if ((${#written[@]} == 0)); then
-      awk 'found || /^(## |\|)/ { found = 1; print }' "$log_dir/$name.log" > "$log_dir/$name.md"
-      if [ -s "$log_dir/$name.md" ]; then written=("$log_dir/$name.md"); else rm -f "$log_dir/$name.md"; fi
-    fi
-    tables+=("${written[@]}")
-  done
+  touch "$marker"
+  bench_extra=()
+  # shellcheck disable=SC2206  # TALLY_BENCH_ARGS is a list of arguments
+  [ -n "${TALLY_BENCH_ARGS:-}" ] && bench_extra=(-- ${TALLY_BENCH_ARGS})
+  (cd "$log_dir" && "$build_dir/tally" bench --json "$log_dir/bench.json" "${bench_extra[@]}") 2>&1 |
+    tee "$log_dir/bench.log"
+  bench_rc=${PIPESTATUS[0]}
+  if ((bench_rc != 0)); then
+    # "tally bench: failed: bench_top_k (exit 1), ..." names the executables; else the whole step.
+    which=$(sed -n 's/^tally bench: failed: //p' "$log_dir/bench.log" | tail -n 1)
+    failed+=("tally bench${which:+: $which}")
+  fi
+  mapfile -t tables < <(find "$log_dir" -maxdepth 1 -type f -name 'bench_*.md' -newer "$marker" | sort)
   rm -f "$marker"
-  step "tally bench"
-  if "$build_dir/tally" bench --json "$log_dir/bench.json" --markdown --no-progress > "$log_dir/bench.md"; then
-    tables+=("$log_dir/bench.md")
+  if [ -s "$log_dir/bench.json" ]; then
     "$build_dir/tally" plot "$log_dir/bench.json" -o "$log_dir/charts" || echo "tally plot failed (matplotlib?)"
-  else
-    failed+=("tally bench")
   fi
 fi
 

@@ -1,99 +1,96 @@
 #pragma once
-// The table of measurements behind `tally bench`. A bench entry is one (algorithm,
-// type): it names its rows (the implementations: tally on each backend and automatic,
-// CUB, Thrust, the stream_read floor) and, given n, makes one input, checks every row's
-// result against the reference (CUB, or CUB's sort for top_k) and times it by the
-// anchors' method. Each algorithm's entries live in their own file (bench_*.cu).
+// What `tally bench` runs: its --algo and --type mapped onto the cases of the Google
+// Benchmark executables in benchmarks/ (bench_reduce, bench_max_element, bench_top_k,
+// bench_copy_if), and the command line each one gets. No CUDA here: the host tests read it.
 
-#include <tally_support/timing.cuh>
+#include "bench_args.hpp"
 
-#include <cstdint>
-#include <functional>
+#include <tally_support/sizes.hpp>
+
+#include <algorithm>
 #include <string>
 #include <vector>
 
 namespace tally_tool {
 
-/// Row names every entry uses the same way (the ratio column divides by "cub").
-inline const std::string row_cub = "cub";
-inline const std::string row_floor = "floor (stream_read)";
-
-/// One measured (or failed) row on one input.
-struct bench_sample {
-  std::string algorithm;  ///< "reduce_sum"
-  std::string type;       ///< "float", or "int32 (5% selected)" with the entry's variant
-  std::string impl;       ///< the row: "tally automatic", "cub", ...
-  std::uint64_t n = 0;
-  bool ok = true;          ///< false: wrong result or an error; not timed
-  std::string detail;      ///< why not ok
-  double us = 0;           ///< median µs per call
-  double min_us = 0, max_us = 0;
-  double bytes = 0;        ///< bytes read (and, for copy_if, written) per call
-};
-
-/// What an entry's run gets: where its rows go, the stream and the floor ruler.
-class bench_env {
- public:
-  cudaStream_t stream = nullptr;
-  tally_support::stream_read* ruler = nullptr;
-  tally_support::timing_options timing;
-  std::function<void(const bench_sample&)> sink;  ///< every row, as soon as it is measured
-
-  /// Set by the driver before each run.
+/// One (algorithm, type) of `tally bench` and the cases of one executable that time it.
+struct bench_mapping {
   std::string algorithm, type;
-  std::uint64_t n = 0;
+  std::string executable;          ///< "bench_reduce"
+  std::vector<std::string> cases;  ///< its --cases
+};
 
-  /// One row: `check()` runs it once and returns "" when its result is right (else what
-  /// it got); `time()` returns its timing_result. A wrong row is reported, never timed.
-  /// An exception is reported as the row's failure and rethrown (a CUDA error may have
-  /// poisoned the context: the driver decides whether to go on).
-  template <class Check, class Time>
-  void measure(const std::string& impl, double bytes, Check&& check, Time&& time) {
-    bench_sample s;
-    s.algorithm = algorithm;
-    s.type = type;
-    s.impl = impl;
-    s.n = n;
-    s.bytes = bytes;
-    try {
-      s.detail = check();
-      s.ok = s.detail.empty();
-      if (s.ok) {
-        const tally_support::timing_result t = time();
-        s.us = t.median_us;
-        s.min_us = t.min_us;
-        s.max_us = t.max_us;
-      }
-    } catch (const std::exception& e) {
-      s.ok = false;
-      s.detail = e.what();
-      sink(s);
-      throw;
+/// Every (algorithm, type) the executables have, in the order they run. bench_top_k times
+/// K = 2, 8 and 32 in one case (its targets table needs all three), and bench_copy_if
+/// has 5%, 50% and 95% selectivity per type (and int32_anchors, the anchors' own case).
+inline const std::vector<bench_mapping>& bench_mappings() {
+  static const std::vector<bench_mapping> m = {
+      {"reduce_sum", "int32", "bench_reduce", {"int32_sum"}},
+      {"reduce_sum", "float", "bench_reduce", {"float_sum"}},
+      {"reduce_sum", "double", "bench_reduce", {"double_sum"}},
+      {"reduce_max", "float", "bench_reduce", {"float_max"}},
+      {"max_element", "float", "bench_max_element", {"float_argmax"}},
+      {"min_element", "float", "bench_max_element", {"float_argmin"}},
+      {"max_element", "int32", "bench_max_element", {"int32_argmax"}},
+      {"top_k2", "float", "bench_top_k", {"float_top_k"}},
+      {"top_k8", "float", "bench_top_k", {"float_top_k"}},
+      {"top_k32", "float", "bench_top_k", {"float_top_k"}},
+      {"top_k2", "int32", "bench_top_k", {"int32_top_k"}},
+      {"top_k8", "int32", "bench_top_k", {"int32_top_k"}},
+      {"top_k32", "int32", "bench_top_k", {"int32_top_k"}},
+      {"copy_if", "int32", "bench_copy_if", {"int32_5pct", "int32_50pct", "int32_95pct", "int32_anchors"}},
+      {"copy_if", "float", "bench_copy_if", {"float_5pct", "float_50pct", "float_95pct"}},
+  };
+  return m;
+}
+
+/// One executable to run and its arguments (after argv[0]).
+struct bench_invocation {
+  std::string executable;
+  std::vector<std::string> args;
+  std::string json_part;  ///< where it writes its rows ("" : no --json)
+};
+
+/// The executables `o` runs, in order, each once with the union of its wanted cases.
+/// usage_error when --algo and --type select nothing.
+inline std::vector<bench_invocation> bench_plan(const bench_options& o) {
+  auto in = [](const std::vector<std::string>& v, const std::string& x) {
+    return v.empty() || std::find(v.begin(), v.end(), x) != v.end();
+  };
+  std::vector<std::string> executables;
+  std::vector<std::vector<std::string>> cases;
+  for (const auto& m : bench_mappings()) {
+    if (!in(o.algos, m.algorithm) || !in(o.types, m.type)) continue;
+    auto at = std::find(executables.begin(), executables.end(), m.executable);
+    if (at == executables.end()) {
+      executables.push_back(m.executable);
+      cases.emplace_back();
+      at = executables.end() - 1;
     }
-    sink(s);
+    auto& c = cases[std::size_t(at - executables.begin())];
+    for (const auto& name : m.cases)
+      if (std::find(c.begin(), c.end(), name) == c.end()) c.push_back(name);
   }
-};
+  if (executables.empty()) throw usage_error("no benchmark matches --algo and --type together");
 
-struct bench_entry {
-  std::string algorithm;          ///< what --algo matches: "reduce_sum", "max_element", "top_k8", ...
-  std::string type;               ///< what --type matches: "int32", "float", ...
-  std::string variant;            ///< what tells entries of one (algorithm, type) apart: "5% selected"
-  std::string description;        ///< data and operator, one line
-  std::vector<std::string> rows;  ///< the rows run() measures, in report order
-  int item_bytes = 4;             ///< sizeof(value): the rotating copies take max(512 MiB, n x this)
-  /// Device bytes an input of n items takes beyond the 512 MiB of rotating copies (the
-  /// outputs, CUB's and the sort's storage): checked against free memory before allocating.
-  std::function<double(std::uint64_t n)> extra_bytes;
-  /// Makes the input of n items and measures every row through env.measure.
-  std::function<void(std::uint64_t n, bench_env& env)> run;
-};
-
-/// Every entry, in report order.
-std::vector<bench_entry> all_bench_entries();
-
-std::vector<bench_entry> reduce_bench_entries();   ///< reduce_sum (int32, float, double), reduce_max (float)
-std::vector<bench_entry> extrema_bench_entries();  ///< max_element, min_element (int32, float)
-std::vector<bench_entry> top_k_bench_entries();    ///< top_k2, top_k8, top_k32 (float, int32)
-std::vector<bench_entry> copy_if_bench_entries();  ///< copy_if (int32, float; 5% and 50% selected)
+  std::string sizes;
+  for (auto n : o.sizes) sizes += (sizes.empty() ? "" : ",") + std::to_string(n);
+  std::vector<bench_invocation> plan;
+  for (std::size_t i = 0; i < executables.size(); ++i) {
+    bench_invocation b;
+    b.executable = executables[i];
+    b.args.push_back("--cases=" + tally_support::join_commas(cases[i]));
+    b.args.push_back("--sizes=" + sizes);
+    if (o.device >= 0) b.args.push_back("--device=" + std::to_string(o.device));
+    if (!o.md_dir.empty()) b.args.push_back("--md=" + o.md_dir + "/" + b.executable + ".md");
+    if (!o.json.empty()) {
+      b.json_part = o.json + "." + b.executable + ".part";
+      b.args.push_back("--json=" + b.json_part);
+    }
+    for (const auto& a : o.extra) b.args.push_back(a);
+    plan.push_back(b);
+  }
+  return plan;
+}
 
 }  // namespace tally_tool

@@ -2,7 +2,9 @@
 //
 //   tally --help | --version
 //   tally verify [options]     check tally against CUB on this GPU      (verify.cu)
-//   tally bench  [options]     time tally against CUB, Thrust, the floor (bench.cu)
+//   tally bench  [options]     time tally against CUB, Thrust, the floor: runs the
+//                              benchmarks/bench_* executables of the build tree (bench.cu;
+//                              built with target tally_benchmarks)
 //   tally plot FILE.json -o DIR   charts of a bench run                  (plot.cu)
 //   tally tune   [options]     search launch shapes, write a tuning table: runs the
 //                              executable tally-tune beside this one (tune.cu, tune_main.cu;
@@ -23,6 +25,19 @@
 #include <limits.h>
 #include <unistd.h>
 
+namespace tally_tool {
+
+std::string tool_directory() {
+  char path[PATH_MAX];
+  const ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
+  if (length <= 0) return "";
+  const std::string self(path, std::size_t(length));
+  const std::size_t slash = self.rfind('/');
+  return slash == std::string::npos ? "" : self.substr(0, slash);
+}
+
+}  // namespace tally_tool
+
 namespace {
 
 void print_help(std::ostream& out) {
@@ -32,7 +47,9 @@ void print_help(std::ostream& out) {
          "  verify    check every algorithm on every backend against CUB on this GPU, with\n"
          "            timings (the host backend's self-check when there is no GPU)\n"
          "  bench     time tally (each backend and automatic) against CUB, Thrust and the\n"
-         "            bandwidth floor; a table, and --json / --csv files\n"
+         "            bandwidth floor: runs the benchmark executables (Google Benchmark) of\n"
+         "            the build tree, built with cmake --build <build dir> --target\n"
+         "            tally_benchmarks; Markdown tables, and a --json file\n"
          "  plot      PNG charts (time and GB/s against n) from a `tally bench --json` file\n"
          "            (needs Python 3 with matplotlib)\n"
          "  tune      search backend x threads x items per thread on this GPU and write a\n"
@@ -44,21 +61,11 @@ void print_help(std::ostream& out) {
          "  --version      print tally's version\n";
 }
 
-/// The directory of this executable ("" when /proc/self/exe cannot be read).
-std::string own_directory() {
-  char path[PATH_MAX];
-  const ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
-  if (length <= 0) return "";
-  const std::string self(path, std::size_t(length));
-  const std::size_t slash = self.rfind('/');
-  return slash == std::string::npos ? "" : self.substr(0, slash);
-}
-
 /// `tally tune ARGS`: execs tally-tune ARGS from this executable's directory (the build
 /// dir's root, where both are built). The tuner is its own target, left out of the
 /// default build: its candidate kernels would dominate the tool's compile time.
 int run_tune(int argc, char** argv) {
-  const std::string dir = own_directory();
+  const std::string dir = tally_tool::tool_directory();
   const std::string tuner = (dir.empty() ? std::string(".") : dir) + "/tally-tune";
   if (access(tuner.c_str(), X_OK) != 0) {
     std::cerr << "tally tune is built on request: cmake --build " << (dir.empty() ? "<build dir>" : dir)

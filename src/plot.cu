@@ -1,9 +1,11 @@
-// `tally plot FILE.json -o DIR`: PNG charts of a `tally bench --json` run, drawn by
+// `tally plot FILE.json -o DIR`: PNG charts of a `tally bench --json` run (the JSON Lines
+// rows the benchmarks write, support/tally_support/bench_report.hpp), drawn by
 // scripts/plot_bench.py (Python 3 with matplotlib; optional: the rest of the tool does
 // not need it). The tool only finds the script and Python and runs them.
 
-#include "args.hpp"
 #include "commands.hpp"
+
+#include <tally_support/args.hpp>
 
 #include <cstdlib>
 #include <fstream>
@@ -16,14 +18,19 @@
 #endif
 
 namespace tally_tool {
+
+using tally_support::arg_list;
+using tally_support::usage_error;
+
 namespace {
 
 void print_help(std::ostream& out) {
   out << "usage: tally plot FILE.json -o DIR\n"
          "\n"
-         "Draws PNG charts from a `tally bench --json FILE.json` run into DIR: for each\n"
-         "algorithm and type, time per call and GB/s against n (log scales), one line per\n"
-         "implementation, with the floor (one read of the input) and the measured copy\n"
+         "Draws PNG charts from a `tally bench --json FILE.json` run (JSON Lines, one row a\n"
+         "line; a benchmark's own --json=FILE is the same) into DIR: for each benchmark and\n"
+         "case, time per call and GB/s against n (log scales), one line per row of the\n"
+         "table, with the floor (one read of the input) and the measured copy\n"
          "bandwidth drawn. Needs Python 3 with matplotlib (optional: nothing else in tally\n"
          "does); the script is scripts/plot_bench.py, which can also be run by hand.\n"
          "\n"

@@ -1,8 +1,9 @@
 #pragma once
-// What the tally tool's subcommands share: the --device flag, where a run was made (the
+// What the tally tool's subcommands share: the command-line reader's names
+// (support/tally_support/args.hpp), the --device flag, where a run was made (the
 // commit), whether an input fits in device memory, and the progress bar on stderr.
 
-#include "args.hpp"
+#include <tally_support/args.hpp>
 
 #include <cuda_runtime.h>
 
@@ -14,6 +15,8 @@
 #include <unistd.h>
 
 namespace tally_tool {
+
+using tally_support::usage_error;
 
 /// Makes `device` current (-1: leave CUDA's default). usage_error when there is no
 /// such device; the message says how many there are.

@@ -4,7 +4,6 @@
 
 #include "verify.hpp"
 
-#include "args.hpp"
 #include "bench_args.hpp"
 #include "check.hpp"
 #include "fuzz.hpp"

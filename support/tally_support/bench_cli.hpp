@@ -1,17 +1,18 @@
 #pragma once
 /// @file
-/// The command line the reduce benchmarks share: --sizes, --cases and --md, taken out of
-/// argv before Google Benchmark sees it (its own --benchmark_* flags keep working).
+/// The flags the benchmarks share: --sizes, --cases, --md, --json and --device, read with
+/// the tool's reader (args.hpp) and taken out of argv before Google Benchmark sees it (its
+/// own --benchmark_* flags keep working).
 ///
 ///   bench_flags f = parse_bench_flags(argc, argv, {"bench_x", "what it does\n", "bench_x.md",
 ///                                                  {"int32_sum", "float_max"}, "float_max"});
-///   // f.sizes, f.cases, f.md; throws std::invalid_argument on a bad flag
+///   // f.sizes, f.cases, f.md, f.json, f.device; throws usage_error on a bad flag
 
+#include <tally_support/args.hpp>
 #include <tally_support/sizes.hpp>
 
 #include <cstdint>
 #include <iostream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,8 @@ struct bench_flags {
   std::vector<std::uint64_t> sizes;
   std::vector<std::string> cases;
   std::string md;
+  std::string json;  ///< "" : no JSON rows
+  int device = -1;   ///< -1: CUDA's default device
 
   bool wants(const std::string& case_name) const {
     for (const auto& c : cases)
@@ -45,51 +48,47 @@ inline std::vector<std::uint64_t> powers_of_two(int from, int to, int step) {
   return v;
 }
 
-inline std::string join_commas(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ",") + s;
-  return out;
-}
-
 inline void print_bench_usage(const bench_program& p) {
   std::cout << p.name << ": " << p.summary
             << "  --sizes=even|all|LIST  even powers 2^10..2^28 (default), every power, or e.g. 2^10,2^20,1000\n"
+               "                         or 2^10..2^20:2\n"
                "  --cases=LIST           subset of "
             << join_commas(p.cases) << "\n  --md=FILE              Markdown tables (default " << p.default_md
-            << ")\n  plus Google Benchmark's flags, e.g. --benchmark_filter=" << p.filter_example << "\n\n";
+            << ")\n"
+               "  --json=FILE            every row as JSON Lines (the input of `tally plot`)\n"
+               "  --device=N             run on CUDA device N (default: CUDA's default device)\n"
+               "  plus Google Benchmark's flags, e.g. --benchmark_filter="
+            << p.filter_example << "\n\n";
 }
 
 /// Takes this program's flags out of argv (so that Google Benchmark never sees them);
 /// --help / -h prints this program's usage and stays in argv for Google Benchmark's.
-/// Throws std::invalid_argument on a bad value.
+/// Throws usage_error on a bad value.
 inline bench_flags parse_bench_flags(int& argc, char** argv, const bench_program& p) {
   bench_flags f;
   f.sizes = powers_of_two(10, 28, 2);
   f.cases = p.cases;
   f.md = p.default_md;
+  arg_list args(argc - 1, argv + 1);
   int kept = 1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&](const std::string& flag) { return a.substr(flag.size()); };
-    if (a.rfind("--sizes=", 0) == 0) {
-      const std::string v = value("--sizes=");
-      f.sizes = v == "even" ? powers_of_two(10, 28, 2) : v == "all" ? powers_of_two(10, 28, 1) : parse_size_list(v);
-      for (auto n : f.sizes)
-        if (n == 0) throw std::invalid_argument("--sizes: every size must be at least 1");
-    } else if (a.rfind("--cases=", 0) == 0) {
-      f.cases = split_commas(value("--cases="));
-      for (const auto& c : f.cases) {
-        bool known = false;
-        for (const auto& k : p.cases) known = known || c == k;
-        if (!known) throw std::invalid_argument("unknown case '" + c + "'");
-      }
-    } else if (a.rfind("--md=", 0) == 0) {
-      f.md = value("--md=");
-    } else if (a == "--sizes" || a == "--cases" || a == "--md") {
-      throw std::invalid_argument(a + " needs a value: " + a + "=...");
+  std::string v;
+  while (!args.done()) {
+    if (args.take_value("--sizes", v)) {
+      f.sizes = v == "even" ? powers_of_two(10, 28, 2) : v == "all" ? powers_of_two(10, 28, 1) : parse_sizes_flag(v);
+    } else if (args.take_value("--cases", v)) {
+      f.cases = parse_known_list("--cases", v, p.cases);
+    } else if (args.take_value("--md", v)) {
+      f.md = v;
+    } else if (args.take_value("--json", v)) {
+      f.json = v;
+    } else if (args.take_value("--device", v)) {
+      f.device = parse_int_flag("--device", v, 0, 1023);
     } else {
-      if (a == "--help" || a == "-h") print_bench_usage(p);
-      argv[kept++] = argv[i];
+      // Google Benchmark's (or unknown: it reports those). Compacting argv in place is
+      // safe: the slot written is never ahead of the one being read.
+      if (args.current() == "--help" || args.current() == "-h") print_bench_usage(p);
+      argv[kept++] = argv[1 + args.index()];
+      args.skip();
     }
   }
   argc = kept;

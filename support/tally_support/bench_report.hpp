@@ -9,12 +9,16 @@
 ///   r.record("int32_sum", "cub", 1024, 5.3);
 ///   r.record_wrong("int32_sum", "tally (atomic)", 1024);
 ///   std::cout << r.markdown("cub");
+///
+/// bench_rows keeps the same figures row by row and writes them as JSON Lines (one object
+/// a line, the input of `tally plot`; the files of several benchmarks concatenate).
 
 #include <tally_support/sizes.hpp>
 #include <tally_support/table.hpp>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -118,5 +122,57 @@ class bench_report {
   std::vector<std::uint64_t> sizes_;
   std::vector<case_t> cases_;
 };
+
+/// One measured (or WRONG) row, as `tally plot` reads it.
+struct bench_row {
+  std::string case_name;  ///< "float_sum"
+  std::string row;        ///< "tally automatic"
+  std::string key;        ///< "tally_automatic"
+  std::uint64_t n = 0;
+  bool ok = true;  ///< false: WRONG, not timed
+  double us = 0, min_us = 0, max_us = 0;
+  double gbps = 0;
+};
+
+/// Where a run was made; repeated on every JSON line so that each line stands alone.
+struct bench_run_info {
+  std::string program, device, date, commit, tally_version, cccl_version;
+  int sms = 0;
+  double copy_gbps = 0;  ///< the device-to-device copy ceiling (read + write)
+};
+
+inline std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\', out += c;
+    else if (static_cast<unsigned char>(c) < 0x20) out += ' ';
+    else out += c;
+  }
+  return out + "\"";
+}
+
+inline std::string json_number(double x) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return buf;
+}
+
+/// The rows as JSON Lines: {"program", "device", "sms", "date", "commit", "tally", "cccl",
+/// "copy_gbps", "case", "row", "key", "n", "ok", "us", "min_us", "max_us", "gbps"}.
+inline std::string json_lines(const bench_run_info& run, const std::vector<bench_row>& rows) {
+  const std::string head = "{\"program\": " + json_string(run.program) + ", \"device\": " + json_string(run.device) +
+                           ", \"sms\": " + std::to_string(run.sms) + ", \"date\": " + json_string(run.date) +
+                           ", \"commit\": " + json_string(run.commit) + ", \"tally\": " +
+                           json_string(run.tally_version) + ", \"cccl\": " + json_string(run.cccl_version) +
+                           ", \"copy_gbps\": " + json_number(run.copy_gbps);
+  std::string out;
+  for (const auto& r : rows)
+    out += head + ", \"case\": " + json_string(r.case_name) + ", \"row\": " + json_string(r.row) +
+           ", \"key\": " + json_string(r.key) + ", \"n\": " + std::to_string(r.n) +
+           ", \"ok\": " + (r.ok ? "true" : "false") + ", \"us\": " + json_number(r.us) +
+           ", \"min_us\": " + json_number(r.min_us) + ", \"max_us\": " + json_number(r.max_us) +
+           ", \"gbps\": " + json_number(r.gbps) + "}\n";
+  return out;
+}
 
 }  // namespace tally_support

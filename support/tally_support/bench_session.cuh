@@ -22,7 +22,8 @@
 /// The run: this program's flags, then Google Benchmark's (bad flags: exit 2); a usable
 /// GPU (none: "FATAL", exit 1); the stream, the stream_read ruler and the report; the
 /// header line and the device-to-device copy ceiling; the measurements; the Markdown
-/// (head + the program's body) printed and written to --md; exit 1 when a row was WRONG.
+/// (head + the program's body) printed and written to --md, the rows to --json (JSON
+/// Lines, with $TALLY_COMMIT as the commit); exit 1 when a row was WRONG.
 
 #include <tally_support/bench_cli.hpp>
 #include <tally_support/bench_report.hpp>
@@ -41,6 +42,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tally_support {
 
@@ -53,6 +55,7 @@ struct bench_session {
   device_info device;
   std::string when;  ///< utc_now() at the start
   copy_ceiling ceiling;
+  std::vector<bench_row> rows;  ///< every measurement, for --json
 };
 
 /// One measurement's place in the report and in Google Benchmark's output.
@@ -79,6 +82,7 @@ std::optional<double> checked_measurement(benchmark::State& state, bench_session
     const std::string got = check(s);
     if (!got.empty()) {
       g.report->record_wrong(id.case_name, id.row, id.n);
+      g.rows.push_back({id.case_name, id.row, id.key, id.n, false});
       std::cerr << g.program << ": WRONG " << id.case_name << " " << id.key << " n=" << id.n << ": " << got << "\n";
       state.SkipWithError("WRONG result (differs from CUB); not timed");
       return std::nullopt;
@@ -89,7 +93,9 @@ std::optional<double> checked_measurement(benchmark::State& state, bench_session
       state.SetIterationTime(t.median_us * 1e-6);
     }
     g.report->record(id.case_name, id.row, id.n, t.median_us);
-    state.counters["GB/s"] = gbps(double(id.n) * id.bytes_per_item, t.median_us);
+    const double rate = gbps(double(id.n) * id.bytes_per_item, t.median_us);
+    g.rows.push_back({id.case_name, id.row, id.key, id.n, true, t.median_us, t.min_us, t.max_us, rate});
+    state.counters["GB/s"] = rate;
     state.counters["spread%"] = spread_percent(t.median_us, t.min_us, t.max_us);
     state.counters["calls/loop"] = double(t.calls_per_loop);
     state.counters["copies"] = double(s.in.count());
@@ -111,6 +117,16 @@ int run_comparison_benchmarks(int argc, char** argv, const bench_program& p, ben
   bench_flags flags;
   if (!start_benchmarks(argc, argv, p, flags)) return 2;
   g.program = p.name;
+
+  if (flags.device >= 0) {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+    if (flags.device >= count || cudaSetDevice(flags.device) != cudaSuccess) {
+      std::cerr << p.name << ": --device " << flags.device << ": no such CUDA device (this machine has " << count
+                << ")\n";
+      return 2;
+    }
+  }
 
   try {
     require_device();
@@ -137,6 +153,14 @@ int run_comparison_benchmarks(int argc, char** argv, const bench_program& p, ben
     const std::string md =
         markdown_head(p.name, g.device, g.when) + markdown_body(static_cast<const bench_session&>(g));
     write_markdown(md, flags.md);
+    if (!flags.json.empty()) {
+      const char* commit = std::getenv("TALLY_COMMIT");  // `tally bench` sets it
+      const bench_run_info run{p.name,           describe(g.device),    g.when,
+                               commit && *commit ? commit : "unknown", tally_version_string(),
+                               cccl_version_string(), g.device.sms, g.ceiling.gbps};
+      write_file(json_lines(run, g.rows), flags.json);
+      std::cout << "(rows written to " << flags.json << ")\n";
+    }
 
     g.ruler.reset();  // free device memory while the CUDA runtime is still up
     TALLY_SUPPORT_CHECK(cudaStreamDestroy(g.stream));

@@ -11,6 +11,7 @@
 ///   register_measurement("float_sum/cub/2^20", [](benchmark::State& st) { ... });
 ///   std::string md = markdown_head("bench_reduce", dev, when) + ...;
 ///   write_markdown(md, flags.md);
+///   write_file(json_lines(run, rows), flags.json);  // with --json
 
 #include <tally/version.hpp>
 
@@ -57,14 +58,21 @@ inline double spread_percent(double median_us, double min_us, double max_us) {
   return median_us > 0 ? 100.0 * (max_us - min_us) / median_us : 0.0;
 }
 
+inline std::string tally_version_string() {
+  return std::to_string(TALLY_VERSION_MAJOR) + "." + std::to_string(TALLY_VERSION_MINOR) + "." +
+         std::to_string(TALLY_VERSION_PATCH);
+}
+inline std::string cccl_version_string() {
+  return std::to_string(CCCL_MAJOR_VERSION) + "." + std::to_string(CCCL_MINOR_VERSION) + "." +
+         std::to_string(CCCL_PATCH_VERSION);
+}
+
 /// "# title", then the device, the date and the tally and CCCL versions, one item each.
 inline std::string markdown_head(const std::string& title, const device_info& dev, const std::string& when) {
   std::string md = "# " + title + "\n\n";
   md += "- device: " + describe(dev) + "\n";
   md += "- date: " + when + "\n";
-  md += "- tally " + std::to_string(TALLY_VERSION_MAJOR) + "." + std::to_string(TALLY_VERSION_MINOR) + "." +
-        std::to_string(TALLY_VERSION_PATCH) + ", CCCL " + std::to_string(CCCL_MAJOR_VERSION) + "." +
-        std::to_string(CCCL_MINOR_VERSION) + "." + std::to_string(CCCL_PATCH_VERSION) + "\n";
+  md += "- tally " + tally_version_string() + ", CCCL " + cccl_version_string() + "\n";
   return md;
 }
 
@@ -75,6 +83,13 @@ inline void write_markdown(const std::string& md, const std::string& path) {
   file << md;
   if (!file) throw std::runtime_error("cannot write " + path);
   std::cout << "(tables written to " << path << ")\n";
+}
+
+/// Writes `text` to `path` (throws std::runtime_error if it cannot).
+inline void write_file(const std::string& text, const std::string& path) {
+  std::ofstream file(path);
+  file << text;
+  if (!file) throw std::runtime_error("cannot write " + path);
 }
 
 }  // namespace tally_support
