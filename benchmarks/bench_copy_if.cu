@@ -22,6 +22,9 @@
 //   --cases=LIST            subset of int32_5pct,int32_50pct,int32_95pct,float_5pct,
 //                           float_50pct,float_95pct,int32_anchors
 //   --md=FILE               where the Markdown tables go (default bench_copy_if.md)
+//   --json=FILE             every row as JSON Lines (the input of `tally plot`)
+//   --device=N              run on CUDA device N
+// (support/tally_support/bench_cli.hpp; `tally bench` runs this program with them.)
 
 #include <tally/tally.cuh>
 

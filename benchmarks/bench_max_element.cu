@@ -16,6 +16,9 @@
 //                           e.g. --sizes=2^10,2^20,1000
 //   --cases=LIST            subset of float_argmax,float_argmin,int32_argmax
 //   --md=FILE               where the Markdown tables go (default bench_max_element.md)
+//   --json=FILE             every row as JSON Lines (the input of `tally plot`)
+//   --device=N              run on CUDA device N
+// (support/tally_support/bench_cli.hpp; `tally bench` runs this program with them.)
 
 #include <tally/tally.cuh>
 

@@ -14,6 +14,9 @@
 //                           e.g. --sizes=2^10,2^20,1000
 //   --cases=LIST            subset of int32_sum,float_sum,double_sum,float_max
 //   --md=FILE               where the Markdown tables go (default bench_reduce.md)
+//   --json=FILE             every row as JSON Lines (the input of `tally plot`)
+//   --device=N              run on CUDA device N
+// (support/tally_support/bench_cli.hpp; `tally bench` runs this program with them.)
 
 #include <tally/tally.cuh>
 

@@ -21,6 +21,9 @@
 //                           e.g. --sizes=2^10,2^20,1000 (fewer than 2^32 items)
 //   --cases=LIST            subset of float_top_k,int32_top_k
 //   --md=FILE               where the Markdown tables go (default bench_top_k.md)
+//   --json=FILE             every row as JSON Lines (the input of `tally plot`)
+//   --device=N              run on CUDA device N
+// (support/tally_support/bench_cli.hpp; `tally bench` runs this program with them.)
 
 #include <tally/tally.cuh>
 
