@@ -1,6 +1,8 @@
 // The tally tool's command lines: `tally bench` and `tally tune` options, size lists and
-// ranges, and the errors a bad argument gets (usage_error: exit code 2).
+// ranges, what `tally bench` runs (bench_plan), and the errors a bad argument gets
+// (usage_error: exit code 2).
 
+#include "../../src/bench.hpp"
 #include "../../src/bench_args.hpp"
 #include "../../src/tune_args.hpp"
 
@@ -52,23 +54,38 @@ TEST_CASE("tally bench: defaults and every option") {
   CHECK(d.sizes.front() == (1u << 10));
   CHECK(d.sizes.back() == (1u << 28));
   CHECK(d.algos.empty());
-  CHECK(d.loops == 7);
   CHECK(d.device == -1);
-  CHECK(d.progress);
+  CHECK(d.extra.empty());
 
-  const auto o = bench("--algo top_k,copy_if --type float --sizes 1000,2^20+3 --json r.json --csv=r.csv --loops 3 "
-                       "--device 1 --no-progress --markdown");
+  const auto o = bench("--algo top_k,copy_if --type float --sizes 1000,2^20+3 --json r.json --md-dir=t "
+                       "--device 1 --markdown -- --benchmark_filter=cub");
   CHECK(o.algos == std::vector<std::string>{"top_k2", "top_k8", "top_k32", "copy_if"});
   CHECK(o.types == std::vector<std::string>{"float"});
   CHECK(o.sizes == std::vector<std::uint64_t>{1000, (1u << 20) + 3});
   CHECK(o.json == "r.json");
-  CHECK(o.csv == "r.csv");
-  CHECK(o.loops == 3);
+  CHECK(o.md_dir == "t");
   CHECK(o.device == 1);
-  CHECK_FALSE(o.progress);
-  CHECK(o.markdown);
+  CHECK(o.extra == std::vector<std::string>{"--benchmark_filter=cub"});
   CHECK(bench("-h").help);
   CHECK(bench("--algo reduce,reduce_sum").algos == std::vector<std::string>{"reduce_sum", "reduce_max"});
+}
+
+TEST_CASE("tally bench: --algo and --type become the executables' --cases") {
+  const auto plan = tally_tool::bench_plan(bench("--algo top_k,copy_if,reduce_max --type float --sizes 2^10 --json r.json"));
+  REQUIRE(plan.size() == 3);  // in the order they run
+  CHECK(plan[0].executable == "bench_reduce");
+  CHECK(plan[0].args == std::vector<std::string>{"--cases=float_max", "--sizes=1024", "--json=r.json.bench_reduce.part"});
+  CHECK(plan[1].executable == "bench_top_k");
+  CHECK(plan[1].args[0] == "--cases=float_top_k");  // K = 2, 8 and 32 share one case
+  CHECK(plan[2].args[0] == "--cases=float_5pct,float_50pct,float_95pct");
+  const auto all = tally_tool::bench_plan(bench("--device 2 --md-dir d -- --x"));
+  REQUIRE(all.size() == 4);
+  CHECK(all[1].args == std::vector<std::string>{"--cases=float_argmax,float_argmin,int32_argmax",
+                                                "--sizes=1024,4096,16384,65536,262144,1048576,4194304,16777216,"
+                                                "67108864,268435456",
+                                                "--device=2", "--md=d/bench_max_element.md", "--x"});
+  CHECK(usage_message([] { tally_tool::bench_plan(bench("--algo min_element --type int32")); })
+            .find("no benchmark matches") != std::string::npos);
 }
 
 TEST_CASE("tally bench / tune: size ranges") {
@@ -86,13 +103,17 @@ TEST_CASE("tally bench: bad arguments are usage errors that say what is wrong") 
   CHECK(usage_message([] { bench("--type int128"); }).find("unknown value 'int128'") != std::string::npos);
   CHECK(usage_message([] { bench("--sizes 2^x"); }).find("--sizes") == 0);
   CHECK(usage_message([] { bench("--sizes 0"); }).find("0 items") != std::string::npos);
-  CHECK(usage_message([] { bench("--loops 0"); }).find("--loops") == 0);
-  CHECK(usage_message([] { bench("--loops 7x"); }).find("--loops") == 0);
+  CHECK(usage_message([] { tune("--loops 0"); }).find("--loops") == 0);
+  CHECK(usage_message([] { tune("--loops 7x"); }).find("--loops") == 0);
   CHECK(usage_message([] { bench("--device -1"); }).find("--device") == 0);
   CHECK(usage_message([] { bench("--json"); }).find("needs a value") != std::string::npos);
   CHECK(usage_message([] { bench("--frobnicate"); }).find("unknown option '--frobnicate'") != std::string::npos);
   CHECK(usage_message([] { bench("extra"); }).find("unexpected argument 'extra'") != std::string::npos);
-  CHECK(usage_message([] { bench("--json - --csv -"); }).find("standard output") != std::string::npos);
+  CHECK(usage_message([] { bench("--json -"); }).find("give a file") != std::string::npos);
+  // The options of the former built-in harness say that they are gone.
+  CHECK(usage_message([] { bench("--csv r.csv"); }).find("'--csv' is gone") == 0);
+  CHECK(usage_message([] { bench("--loops=3"); }).find("'--loops' is gone") == 0);
+  CHECK(usage_message([] { bench("--no-progress"); }).find("'--no-progress' is gone") == 0);
 }
 
 TEST_CASE("tally tune: defaults, options and errors") {
