@@ -7,7 +7,7 @@
 // for the floating types (uniform [0, 1) data: half of them).
 //
 // The reference is CUB's DeviceSelect::If (the stencil form: FlaggedIf) on the same
-// input; an empty range is checked against a count of 0. A stable result (the default,
+// input (tally_support/reference.cuh); an empty range is checked against a count of 0. A stable result (the default,
 // on every backend but atomic) must hold CUB's items in CUB's order; an unordered one
 // (unordered(), or the atomic backend, which implies it) the same items in any order
 // (both sorted by their bit patterns with CUB's radix sort, then compared). Either way
@@ -22,6 +22,7 @@
 #include <tally_support/copy_if_cases.cuh>
 #include <tally_support/data.cuh>
 #include <tally_support/device_buffer.cuh>
+#include <tally_support/reference.cuh>
 
 #include <thrust/iterator/counting_iterator.h>
 
@@ -77,21 +78,20 @@ std::vector<check_row> check_copy_if(const check_row& label, ts::pattern data, P
   ts::device_buffer<T> reference(n), out(n + ts::copy_if_guard_items);
   ts::device_buffer<std::int64_t> count(1);
 
-  // CUB's selection of `in` into `to` (its count into `count`).
-  ts::device_buffer<unsigned char> temp;
-  std::size_t temp_bytes = 0;
-  auto cub_select = [&](void* storage, const T* in, T* to) {
-    if constexpr (Form == form::stencil)
-      return ts::cub_select_flagged_if(storage, temp_bytes, in, stencil, to, count.data(), n, pred, st);
-    else
-      return ts::cub_select_if(storage, temp_bytes, in, to, count.data(), n, pred, st);
+  // CUB's selection of `in` into `to` (its count into `count`; tally_support/reference.cuh).
+  ts::cub_temp_storage temp;
+  auto cub_select = [&](const T* in, T* to) {
+    temp.run([&](void* storage, std::size_t& bytes) {
+      if constexpr (Form == form::stencil)
+        return ts::cub_select_flagged_if_call(storage, bytes, in, stencil, to, count.data(), n, pred, st);
+      else
+        return ts::cub_select_if_call(storage, bytes, in, to, count.data(), n, pred, st);
+    });
   };
   std::int64_t reference_count = 0;  // an empty range: nothing selected
   if (n > 0) {
-    TALLY_SUPPORT_CHECK(cub_select(nullptr, in0, reference.data()));
-    temp = ts::device_buffer<unsigned char>(temp_bytes == 0 ? 1 : temp_bytes);
     TALLY_SUPPORT_CHECK(cudaMemsetAsync(count.data(), 0xff, sizeof(std::int64_t), st));
-    TALLY_SUPPORT_CHECK(cub_select(temp.data(), in0, reference.data()));
+    cub_select(in0, reference.data());
     TALLY_SUPPORT_CHECK(cudaMemcpyAsync(&reference_count, count.data(), sizeof reference_count,
                                         cudaMemcpyDeviceToHost, st));
     TALLY_SUPPORT_CHECK(cudaStreamSynchronize(st));
@@ -99,7 +99,7 @@ std::vector<check_row> check_copy_if(const check_row& label, ts::pattern data, P
       throw std::runtime_error("CUB selected " + std::to_string(reference_count) + " items");
   }
   const bool timing = o.timing && n > 0;
-  auto cub_call = [&](int k) { TALLY_SUPPORT_CHECK(cub_select(temp.data(), input.copies.copy(k), out.data())); };
+  auto cub_call = [&](int k) { cub_select(input.copies.copy(k), out.data()); };
   const double cub_us = timing ? time_us(cub_call, input, o.loops) : 0.0;
 
   // For the unordered results: the reference's bit patterns sorted (made on first use).

@@ -4,18 +4,18 @@
 // compares the index tally writes on every backend with the one of
 // cub::DeviceReduce::ArgMax / ArgMin on the same input (the first extremum, as tally's),
 // except on data with NaN, where CUB's plain `<` is not tally's order (NaN greatest):
-// there the reference is the host backend (tally::host) on a copy of the input. Then it
-// times tally against CUB.
+// there the reference is a plain host loop in the library's order (host_arg) on a copy of
+// the input. Both references are tally_support's (reference.cuh, compare.hpp), shared
+// with the GPU tests. Then it times tally against CUB.
 
 #include "check.hpp"
 #include "device_checks.cuh"
 
 #include <tally/tally.cuh>
 
+#include <tally_support/compare.hpp>
 #include <tally_support/data.cuh>
-
-#include <cub/device/device_reduce.cuh>
-#include <cuda/std/cstdint>
+#include <tally_support/reference.cuh>
 
 #include <cuda_fp16.h>
 
@@ -29,23 +29,6 @@ namespace {
 
 namespace ts = tally_support;
 
-/// A value as text (value_text, with __half shown through float).
-template <class T>
-std::string item_text(T x) {
-  if constexpr (std::is_same_v<T, __half>) return value_text(__half2float(x));
-  else return value_text(x);
-}
-
-/// CUB's ArgMax (Max) or ArgMin of [in, in + n) into value_out and index_out.
-template <bool Max, class T>
-cudaError_t cub_arg(void* temp, std::size_t& bytes, const T* in, T* value_out, std::int64_t* index_out,
-                    std::uint64_t n, cudaStream_t stream) {
-  if constexpr (Max)
-    return cub::DeviceReduce::ArgMax(temp, bytes, in, value_out, index_out, ::cuda::std::int64_t(n), stream);
-  else
-    return cub::DeviceReduce::ArgMin(temp, bytes, in, value_out, index_out, ::cuda::std::int64_t(n), stream);
-}
-
 /// tally::max_element_into (Max) or min_element_into of [first, first + n) into *out.
 template <bool Max, class Policy, class T>
 void tally_arg(const Policy& policy, const T* first, std::uint64_t n, std::int64_t* out) {
@@ -55,7 +38,7 @@ void tally_arg(const Policy& policy, const T* first, std::uint64_t n, std::int64
 
 /// max_element_into (Max) or min_element_into of n items of T (pattern `data`): the
 /// index on every requested backend against CUB's (or, with NaN in the data, the host
-/// backend's), then times of both. n = 0 (CUB writes nothing then) is checked against the
+/// reference's), then times of both. n = 0 (CUB writes nothing then) is checked against the
 /// index n = 0 and not timed.
 template <bool Max, class T>
 std::vector<check_row> check_extremum(const check_row& label, ts::pattern data, std::uint64_t n,
@@ -65,12 +48,12 @@ std::vector<check_row> check_extremum(const check_row& label, ts::pattern data, 
   ts::device_buffer<T> value(1);
   ts::device_buffer<std::int64_t> index(1);
 
-  std::size_t temp_bytes = 0;
-  TALLY_SUPPORT_CHECK(cub_arg<Max>(nullptr, temp_bytes, in0, value.data(), index.data(), n, input.stream));
-  ts::device_buffer<unsigned char> temp(temp_bytes == 0 ? 1 : temp_bytes);
+  ts::cub_temp_storage temp;
   auto cub_call = [&](int k) {
-    TALLY_SUPPORT_CHECK(
-        cub_arg<Max>(temp.data(), temp_bytes, input.copies.copy(k), value.data(), index.data(), n, input.stream));
+    temp.run([&](void* t, std::size_t& bytes) {
+      return ts::cub_arg_extremum_call<Max>(t, bytes, input.copies.copy(k), value.data(), index.data(), n,
+                                            input.stream);
+    });
   };
 
   // The reference: CUB's index, or the host backend's on data with NaN; n for an empty range.
@@ -80,15 +63,14 @@ std::vector<check_row> check_extremum(const check_row& label, ts::pattern data, 
     if (data == ts::pattern::with_nan) {
       std::vector<T> host(n);
       TALLY_SUPPORT_CHECK(cudaMemcpy(host.data(), in0, n * sizeof(T), cudaMemcpyDeviceToHost));
-      reference = Max ? tally::max_element(tally::host, host.begin(), host.end()) - host.begin()
-                      : tally::min_element(tally::host, host.begin(), host.end()) - host.begin();
-      reference_name = "tally::host";
+      reference = ts::host_arg<Max>(host, ts::library_order_less{});
+      reference_name = "the host reference";
     } else {
       index.memset(0xff);
       cub_call(0);
       TALLY_SUPPORT_CHECK(cudaStreamSynchronize(input.stream));
       reference = index.get();
-      reference_name = "CUB (value " + item_text(value.get()) + ")";
+      reference_name = "CUB (value " + value_text(value.get()) + ")";
     }
   }
   const bool timing = o.timing && n > 0;

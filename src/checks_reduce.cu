@@ -2,7 +2,7 @@
 // accumulated in float, the usual way to sum halfs), and float max/min, on random and
 // constant data, and for max/min also on data with NaNs and all +-inf. Each compares
 // tally::reduce_into on every backend with cub::DeviceReduce::Reduce using the same
-// operator and init on the same input, then times both.
+// operator and init on the same input (tally_support/reference.cuh), then times both.
 
 #include "check.hpp"
 #include "device_checks.cuh"
@@ -11,8 +11,7 @@
 
 #include <tally_support/compare.hpp>
 #include <tally_support/data.cuh>
-
-#include <cub/device/device_reduce.cuh>
+#include <tally_support/reference.cuh>
 
 #include <limits>
 #include <string>
@@ -27,16 +26,14 @@ template <class T, class Acc, class Op>
 std::vector<check_row> check_reduce(const check_row& label, ts::pattern data, Op op, Acc init, double rel_tol,
                                     std::uint64_t n, const verify_options& o) {
   device_input<T> input(n, data, o);
-  const T* in0 = input.copies.copy(0);
   ts::device_buffer<Acc> out(1);
 
   // CUB with the same operator and init: the reference (and the same NaN semantics).
-  std::size_t temp_bytes = 0;
-  TALLY_SUPPORT_CHECK(cub::DeviceReduce::Reduce(nullptr, temp_bytes, in0, out.data(), n, op, init, input.stream));
-  ts::device_buffer<unsigned char> temp(temp_bytes == 0 ? 1 : temp_bytes);
+  ts::cub_temp_storage temp;
   auto cub_call = [&](int k) {
-    TALLY_SUPPORT_CHECK(cub::DeviceReduce::Reduce(temp.data(), temp_bytes, input.copies.copy(k), out.data(), n, op,
-                                                  init, input.stream));
+    temp.run([&](void* t, std::size_t& bytes) {
+      return ts::cub_reduce_call(t, bytes, input.copies.copy(k), out.data(), n, op, init, input.stream);
+    });
   };
   out.memset(0xff);
   cub_call(0);

@@ -7,8 +7,9 @@
 // writes on every backend with the first min(K, n) entries of CUB's stable radix sort of
 // (value, index) pairs on the same input (descending for less, ascending for greater:
 // equal values in index order, as top_k), except where CUB's order is not the
-// comparator's (NaN: tally puts it above every number; user comparators): there the
-// reference is the host backend (tally::host) on a copy of the input. It also checks
+// comparator's: on data with NaN (tally puts it above every number) the same sort over
+// keys in the library's order, and for user comparators a plain host sort under the
+// comparator on a copy of the input (tally_support/reference.cuh, compare.hpp). It also checks
 // that nothing is written after the first min(K, n) entries. Then it times tally against
 // that CUB sort (what a CUB user calls for a top-K; CCCL 3.0 has no DeviceTopK).
 
@@ -18,7 +19,9 @@
 #include <tally/tally.cuh>
 
 #include <tally_support/data.cuh>
+#include <tally_support/compare.hpp>
 #include <tally_support/device_buffer.cuh>
+#include <tally_support/reference.cuh>
 #include <tally_support/top_k_cases.cuh>
 
 #include <cuda_fp16.h>
@@ -37,15 +40,6 @@ namespace {
 
 namespace ts = tally_support;
 
-/// A value as text (value_text, with __half shown through float).
-template <class T>
-std::string item_text(T x) {
-  if constexpr (std::is_same_v<T, __half>)
-    return value_text(__half2float(x));
-  else
-    return value_text(x);
-}
-
 /// A user comparator the same as tally::less on numbers (no NaN in the data it is used on):
 /// top_k takes the (value, index) pair path for it.
 struct plain_less {
@@ -62,9 +56,10 @@ struct mod3_less {
 template <class Compare>
 inline constexpr bool largest_first_v = !std::is_same_v<Compare, tally::greater<>>;
 
-/// The reference of an entry: CUB's sorted pairs, or the host backend (NaN, user
-/// comparators whose order CUB's sort does not know).
-enum class reference { cub, host };
+/// The reference of an entry (tally_support/reference.cuh, compare.hpp): CUB's sorted
+/// pairs; CUB's sort over the library's order keys (NaN above every number); or a plain
+/// host sort under the comparator (user comparators whose order CUB's sort does not know).
+enum class reference { cub, cub_library_order, host };
 
 /// The first min(K, n) entries of top_k_into<K> (Sync: of top_k<K>, which returns them on
 /// the host) of n items of T (pattern `data`) under comp, on every requested backend,
@@ -76,25 +71,33 @@ std::vector<check_row> check_top_k(const check_row& label, ts::pattern data, ref
   const T* in0 = input.copies.copy(0);
   const std::size_t count = std::min<std::uint64_t>(K, n);
 
-  // The reference: CUB's sorted pairs, or the host backend's top_k on a copy.
+  // The reference: CUB's sorted pairs, CUB's sort in the library's order, or the host's.
   std::optional<ts::cub_sorted_reference<T, largest_first_v<Compare>>> sort;
   if (n > 0) sort.emplace(n, input.stream);
   std::vector<T> ref_values;
   std::vector<std::int64_t> ref_indices;
   std::string reference_name = "CUB's sort";
-  if (ref == reference::host) {
-    std::vector<T> host(n);
-    if (n > 0) TALLY_SUPPORT_CHECK(cudaMemcpy(host.data(), in0, n * sizeof(T), cudaMemcpyDeviceToHost));
-    const tally::top_k_result<T, K> r = tally::top_k<K>(tally::host, host.begin(), host.end(), comp);
-    if (std::size_t(r.count) != count)
-      throw std::runtime_error("the host backend returned " + std::to_string(r.count) + " entries");
-    ref_values.assign(r.values.begin(), r.values.begin() + count);
-    ref_indices.assign(r.indices.begin(), r.indices.begin() + count);
-    reference_name = "tally::host";
+  if (ref == reference::host || ref == reference::cub_library_order) {
+    std::vector<long long> indices;
+    if (ref == reference::host) {
+      std::vector<T> host(n);
+      if (n > 0) TALLY_SUPPORT_CHECK(cudaMemcpy(host.data(), in0, n * sizeof(T), cudaMemcpyDeviceToHost));
+      indices = ts::host_top_indices(host, comp, int(count));
+      reference_name = "the host reference";
+    } else {
+      indices = ts::cub_top_indices(in0, n, largest_first_v<Compare>, count, input.stream);
+      reference_name = "CUB's sort in the library's order";
+    }
+    ref_values.resize(indices.size());
+    for (std::size_t i = 0; i < indices.size(); ++i)
+      TALLY_SUPPORT_CHECK(cudaMemcpy(&ref_values[i], in0 + indices[i], sizeof(T), cudaMemcpyDeviceToHost));
+    ref_indices.assign(indices.begin(), indices.end());
   } else if (sort) {
     sort->call(in0);
     sort->read(count, ref_values, ref_indices);
   }
+  if (ref_indices.size() != count)
+    throw std::runtime_error(reference_name + " gave " + std::to_string(ref_indices.size()) + " entries");
 
   const bool timing = o.timing && n > 0;
   auto cub_call = [&](int k) { sort->call(input.copies.copy(k)); };
@@ -141,9 +144,9 @@ std::vector<check_row> check_top_k(const check_row& label, ts::pattern data, ref
         for (std::size_t i = 0; i < count && row.ok; ++i) {
           row.ok = got_indices[i] == ref_indices[i] && std::memcmp(&got_values[i], &ref_values[i], sizeof(T)) == 0;
           if (!row.ok)
-            row.detail = "entry " + std::to_string(i) + ": got " + item_text(got_values[i]) + " (index " +
+            row.detail = "entry " + std::to_string(i) + ": got " + value_text(got_values[i]) + " (index " +
                          std::to_string(got_indices[i]) + "), " + reference_name + " gives " +
-                         item_text(ref_values[i]) + " (index " + std::to_string(ref_indices[i]) + ")";
+                         value_text(ref_values[i]) + " (index " + std::to_string(ref_indices[i]) + ")";
         }
         // Only min(K, n) entries are written (top_k_into), the rest value-initialised (top_k).
         for (std::size_t i = count; i < std::size_t(K) && row.ok; ++i) {
@@ -188,7 +191,7 @@ std::vector<check_entry> top_k_checks() {
   using ts::pattern;
   using greater = tally::greater<>;
   constexpr bool sync = true;
-  const reference by_host = reference::host, by_cub = reference::cub;
+  const reference by_host = reference::host, by_cub = reference::cub, by_order = reference::cub_library_order;
   std::vector<check_entry> v;
   // Each (K, type, comparator) compiles its own kernels (two per kind of candidate, more
   // for K <= 2), and long lists compile slowly: every K on float under less, K = 3 (a
@@ -203,11 +206,11 @@ std::vector<check_entry> top_k_checks() {
   v.push_back(top_k_entry<2, float>("float", pattern::constant));
   v.push_back(top_k_entry<32, float>("float", pattern::constant));
   v.push_back(top_k_entry<8, float>("float", pattern::neg_inf));
-  v.push_back(top_k_entry<2, float>("float", pattern::with_nan, by_host));
-  v.push_back(top_k_entry<32, float>("float", pattern::with_nan, by_host));
+  v.push_back(top_k_entry<2, float>("float", pattern::with_nan, by_order));
+  v.push_back(top_k_entry<32, float>("float", pattern::with_nan, by_order));
   v.push_back(top_k_entry<8, float, tally::less<>, sync>("float", pattern::random));
   v.push_back(top_k_entry<3, float, greater>("float", pattern::random, by_cub, " greater"));
-  v.push_back(top_k_entry<3, float, greater>("float", pattern::with_nan, by_host, " greater"));
+  v.push_back(top_k_entry<3, float, greater>("float", pattern::with_nan, by_order, " greater"));
   v.push_back(top_k_entry<3, float, plain_less>("float", pattern::random, by_cub, " (user a < b)"));
 
   // int32: hash(i) % 4 (all ties: the first three 3s), constant, all INT_MAX / INT_MIN;
@@ -222,10 +225,10 @@ std::vector<check_entry> top_k_checks() {
   v.push_back(top_k_entry<1, std::int64_t>("int64", pattern::random));
   v.push_back(top_k_entry<3, double>("double", pattern::random));
   v.push_back(top_k_entry<3, double>("double", pattern::constant));
-  v.push_back(top_k_entry<3, double>("double", pattern::with_nan, by_host));
+  v.push_back(top_k_entry<3, double>("double", pattern::with_nan, by_order));
   v.push_back(top_k_entry<3, double, tally::less<>, sync>("double", pattern::random));
   v.push_back(top_k_entry<3, __half>("half", pattern::random));
-  v.push_back(top_k_entry<3, __half>("half", pattern::with_nan, by_host));
+  v.push_back(top_k_entry<3, __half>("half", pattern::with_nan, by_order));
   v.push_back(top_k_entry<3, __half, tally::less<>, sync>("half", pattern::random));
   return v;
 }

@@ -1,15 +1,20 @@
 #pragma once
 // What every device check of `tally verify` needs: the input (rotating copies, filled
-// with a pattern), the stream, timing by the support method, running a generic call
-// with the policy of a runtime-chosen backend, and printing a value.
+// with a pattern by tally_support/data.cuh, the generator the tests and benchmarks use),
+// the stream, timing by the support method, running a generic call with the policy of a
+// runtime-chosen backend, and printing a value. The references are CUB's answers from
+// tally_support/reference.cuh and the comparisons of tally_support/compare.hpp, shared
+// with the GPU tests.
 
 #include "check.hpp"
 
 #include <tally/policy.cuh>
 
+#include <tally_support/compare.hpp>
 #include <tally_support/cuda_check.cuh>
 #include <tally_support/data.cuh>
 #include <tally_support/device_buffer.cuh>
+#include <tally_support/reference.cuh>
 #include <tally_support/timing.cuh>
 
 #include <cmath>
@@ -73,18 +78,8 @@ void with_policy(tally::backend_id backend, cudaStream_t stream, F&& f) {
   throw std::invalid_argument("with_policy: not a device backend");
 }
 
-/// A value as text: integers in full, floats with 9 significant digits ("nan", "-0", "inf").
-template <class T>
-std::string value_text(T x) {
-  if constexpr (std::is_integral_v<T>) {
-    return std::to_string(x);
-  } else {
-    const double d = double(x);
-    if (std::isnan(d)) return "nan";
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.9g", d);
-    return buf;
-  }
-}
+/// A value as text: integers in full, floats with 9 significant digits ("nan", "-0",
+/// "inf"; tally_support/compare.hpp).
+using tally_support::value_text;
 
 }  // namespace tally_tool

@@ -6,8 +6,8 @@
 /// - `select_by_hash`: the benchmark's predicate, `mix32(bits of x) < threshold`: a
 ///   chosen fraction of the items (when their values are many and distinct), at
 ///   positions that look random, at the cost of a few integer instructions per item.
-/// - `cub_select_if` / `cub_select_flagged_if`: cub::DeviceSelect::If / FlaggedIf (the
-///   stencil form), the references: stable, like tally's default.
+/// - the reference, CUB's selection (cub::DeviceSelect::If, stable like tally's default),
+///   is reference.cuh's `cub_select_if_call` / `cub_select_flagged_if_call`.
 /// - `first_difference`, `first_not_filled`: device-side compares (bit patterns) of
 ///   two outputs, and of an output's tail with the 0xff bytes it was filled with.
 /// - `bit_sorter<T>`: CUB's radix sort of the items' bit patterns, ascending, so that
@@ -26,10 +26,10 @@
 #include <tally_support/cuda_check.cuh>
 #include <tally_support/data.cuh>
 #include <tally_support/device_buffer.cuh>
+#include <tally_support/reference.cuh>
 #include <tally_support/timing.cuh>
 
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_select.cuh>
 #include <cuda/std/cstdint>
 
 #include <algorithm>
@@ -84,23 +84,6 @@ struct select_at_least {
   int bar;
   __host__ __device__ bool operator()(int x) const { return x >= bar; }
 };
-
-// --- CUB's selection: the reference -----------------------------------------------------
-
-/// cub::DeviceSelect::If of [in, in + n) into out and *count (the two-phase call: temp ==
-/// nullptr sets bytes).
-template <class In, class Out, class Pred>
-cudaError_t cub_select_if(void* temp, std::size_t& bytes, In in, Out out, std::int64_t* count, std::uint64_t n,
-                          Pred pred, cudaStream_t stream) {
-  return cub::DeviceSelect::If(temp, bytes, in, out, count, ::cuda::std::int64_t(n), pred, stream);
-}
-
-/// cub::DeviceSelect::FlaggedIf: in[i] when pred(stencil[i]) (tally's stencil form).
-template <class In, class Stencil, class Out, class Pred>
-cudaError_t cub_select_flagged_if(void* temp, std::size_t& bytes, In in, Stencil stencil, Out out, std::int64_t* count,
-                                  std::uint64_t n, Pred pred, cudaStream_t stream) {
-  return cub::DeviceSelect::FlaggedIf(temp, bytes, in, stencil, out, count, ::cuda::std::int64_t(n), pred, stream);
-}
 
 // --- device-side compares ---------------------------------------------------------------
 
@@ -338,7 +321,7 @@ struct copy_if_input : copy_if_input_base {
     Case::fill(in.copy(0), n, stream);
     in.replicate_first(stream);
     TALLY_SUPPORT_CHECK(
-        cub_select_if(nullptr, cub_temp_bytes, in.copy(0), reference.data(), count_out.data(), n, pred, stream));
+        cub_select_if_call(nullptr, cub_temp_bytes, in.copy(0), reference.data(), count_out.data(), n, pred, stream));
     cub_temp = device_buffer<unsigned char>(cub_temp_bytes == 0 ? 1 : cub_temp_bytes);
 
     reference_count = cub_into(0, reference.data());
@@ -362,7 +345,7 @@ struct copy_if_input : copy_if_input_base {
   /// Enqueues CUB's selection of copy k into `to` and its count into count_out.
   void cub_call(int k, T* to) {
     TALLY_SUPPORT_CHECK(
-        cub_select_if(cub_temp.data(), cub_temp_bytes, in.copy(k), to, count_out.data(), in.size(), pred, stream));
+        cub_select_if_call(cub_temp.data(), cub_temp_bytes, in.copy(k), to, count_out.data(), in.size(), pred, stream));
   }
 
   /// Fills the output with 0xff bytes (on the stream): a row that writes too little or

@@ -22,9 +22,9 @@
 #include <tally_support/cuda_check.cuh>
 #include <tally_support/data.cuh>
 #include <tally_support/device_buffer.cuh>
+#include <tally_support/reference.cuh>
 #include <tally_support/timing.cuh>
 
-#include <cub/device/device_reduce.cuh>
 #include <cuda/std/cstdint>
 #include <thrust/execution_policy.h>
 #include <thrust/extrema.h>
@@ -44,12 +44,10 @@ template <class Item, bool Max>
 struct extremum_case {
   using T = Item;
   static constexpr bool is_max = Max;
+  /// CUB's ArgMax / ArgMin (reference.cuh): the baseline and the reference.
   static cudaError_t cub(void* tmp, std::size_t& bytes, const T* in, T* value_out, std::int64_t* index_out,
                          std::size_t n, cudaStream_t s) {
-    if constexpr (Max)
-      return cub::DeviceReduce::ArgMax(tmp, bytes, in, value_out, index_out, ::cuda::std::int64_t(n), s);
-    else
-      return cub::DeviceReduce::ArgMin(tmp, bytes, in, value_out, index_out, ::cuda::std::int64_t(n), s);
+    return cub_arg_extremum_call<Max>(tmp, bytes, in, value_out, index_out, n, s);
   }
   static constexpr const char* cub_name = Max ? "cub DeviceReduce::ArgMax" : "cub DeviceReduce::ArgMin";
 

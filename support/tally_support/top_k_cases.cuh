@@ -3,12 +3,12 @@
 /// What the top_k benchmark (bench_top_k) and the `tally verify` top_k entries compare
 /// tally::top_k with:
 ///
-/// - `cub_sorted_reference<T>`: the reference. CUB's stable radix sort of (value, index)
-///   pairs, descending (the largest first) or ascending (the smallest first); its first
-///   K entries are what top_k must give, equal values in index order (the sort is
-///   stable). 32-bit indices: inputs of fewer than 2^32 items. It knows nothing of NaN
-///   (CUB sorts NaNs by their bits; tally puts them above every number): check data
-///   with NaN against the host backend instead.
+/// - `cub_sorted_reference<T>` (reference.cuh): the reference. CUB's stable radix sort
+///   of (value, index) pairs, descending (the largest first) or ascending (the smallest
+///   first); its first K entries are what top_k must give, equal values in index order
+///   (the sort is stable). It knows nothing of NaN (CUB sorts NaNs by their bits; tally
+///   puts them above every number): reference.cuh's cub_top_indices sorts in the
+///   library's order.
 /// - `cub_top_k_reduce<K, WithIndex>`: the best a CUB user does for a small K with CCCL
 ///   3.0 (which has no DeviceTopK): cub::DeviceReduce::Reduce over a transform iterator
 ///   that turns item i into a one-entry list, with an operator that merges two sorted
@@ -26,15 +26,13 @@
 #include <tally_support/cuda_check.cuh>
 #include <tally_support/device_buffer.cuh>
 #include <tally_support/extrema_cases.cuh>
+#include <tally_support/reference.cuh>
 
-#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cuda/std/cstdint>
 #include <cuda/std/limits>
-#include <thrust/execution_policy.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
-#include <thrust/sequence.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -56,65 +54,6 @@
 #endif
 
 namespace tally_support {
-
-// --- the reference: CUB's stable radix sort ---------------------------------------------
-
-/// The first `count` items of [in, in + n) in the order top_k gives them (the largest
-/// first, or with LargestFirst = false the smallest first), from CUB's stable radix sort
-/// of (value, index) pairs. Buffers for n items are allocated once; `call(in)` enqueues
-/// one sort (what the benchmarks time), `read(count, ...)` synchronises and copies the
-/// first count entries.
-template <class T, bool LargestFirst = true>
-class cub_sorted_reference {
- public:
-  cub_sorted_reference(std::size_t n, cudaStream_t stream)
-      : n_(n), stream_(stream), keys_out_(n), index_in_(n), index_out_(n) {
-    if (n > std::size_t(std::numeric_limits<std::uint32_t>::max()))
-      throw std::invalid_argument("cub_sorted_reference: at most 2^32 - 1 items (32-bit indices)");
-    if (n == 0) return;
-    thrust::sequence(thrust::cuda::par.on(stream_), index_in_.data(), index_in_.data() + n);
-    TALLY_SUPPORT_CHECK(sort(nullptr, temp_bytes_, nullptr));
-    temp_ = device_buffer<unsigned char>(temp_bytes_ == 0 ? 1 : temp_bytes_);
-    TALLY_SUPPORT_CHECK(cudaStreamSynchronize(stream_));
-  }
-
-  /// Enqueues the sort of [in, in + n) on the stream (nothing for n = 0).
-  void call(const T* in) {
-    if (n_ != 0) TALLY_SUPPORT_CHECK(sort(temp_.data(), temp_bytes_, in));
-  }
-
-  /// The first min(count, n) values and indices of the last sort (synchronises).
-  void read(std::size_t count, std::vector<T>& values, std::vector<std::int64_t>& indices) const {
-    count = std::min(count, n_);
-    values.resize(count);
-    indices.resize(count);
-    std::vector<std::uint32_t> index32(count);
-    TALLY_SUPPORT_CHECK(cudaStreamSynchronize(stream_));
-    if (count == 0) return;
-    TALLY_SUPPORT_CHECK(cudaMemcpy(values.data(), keys_out_.data(), count * sizeof(T), cudaMemcpyDeviceToHost));
-    TALLY_SUPPORT_CHECK(
-        cudaMemcpy(index32.data(), index_out_.data(), count * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
-    std::copy(index32.begin(), index32.end(), indices.begin());
-  }
-
- private:
-  cudaError_t sort(void* temp, std::size_t& bytes, const T* in) {
-    const auto n = std::uint32_t(n_);
-    if constexpr (LargestFirst)
-      return cub::DeviceRadixSort::SortPairsDescending(temp, bytes, in, keys_out_.data(), index_in_.data(),
-                                                       index_out_.data(), n, 0, int(sizeof(T) * 8), stream_);
-    else
-      return cub::DeviceRadixSort::SortPairs(temp, bytes, in, keys_out_.data(), index_in_.data(), index_out_.data(), n,
-                                             0, int(sizeof(T) * 8), stream_);
-  }
-
-  std::size_t n_;
-  cudaStream_t stream_;
-  device_buffer<T> keys_out_;
-  device_buffer<std::uint32_t> index_in_, index_out_;
-  device_buffer<unsigned char> temp_;
-  std::size_t temp_bytes_ = 0;
-};
 
 // --- a CUB user's top-K: DeviceReduce::Reduce with a list-merging operator --------------
 
