@@ -241,7 +241,10 @@ TEST_CASE("tuning (tally tune): the header written from the compiled sm_90 table
   for (int i = 0; i < tt::sm90_table().size; ++i) {
     const tt::rule& r = tt::sm90_table().rules[i];
     const std::string kind = "{kernel_class::" + tally_tool::kernel_class_name(r.kind) + ",";
-    const std::string shape = std::to_string(r.policy.threads) + ", " + std::to_string(r.policy.items_per_thread) + "}},";
+    // A small-input rule's size limit follows its policy: "{backend_id::atomic, 256, 8}, 20},".
+    const std::string limit = r.max_items_log2 < 63 ? ", " + std::to_string(r.max_items_log2) : std::string();
+    const std::string shape =
+        std::to_string(r.policy.threads) + ", " + std::to_string(r.policy.items_per_thread) + "}" + limit + "},";
     CAPTURE(i);
     const std::size_t found = h.find(kind, at);
     REQUIRE(found != std::string::npos);
