@@ -6,7 +6,7 @@
 ///   fill_hash_mod(p, n);                        // int32 `hash(i) % 4`: the anchors' int data
 ///   fill_uniform(p, n);                         // float/double uniform in [0, 1): the anchors' float data
 ///   fill(p, n, pattern::with_nan, opts);        // any supported type, any pattern (opts: fill_options)
-///   auto d = make_data<T>(n, pattern::sorted, opts, offset);
+///   auto d = make_dataset<T>(n, pattern::sorted, opts, offset);
 ///                                               // an owned allocation: n items `offset` items after
 ///                                               // its aligned start, poison items around them
 ///   auto g = make_generated<T>(n, gen, offset); // the same with item i = gen(i) (a device functor)
@@ -202,7 +202,7 @@ struct data_traits<T, std::enable_if_t<detail::is_float_item_v<T>>> {
   }
 };
 
-/// Item i of a pattern as a functor: what fill() and make_data() write.
+/// Item i of a pattern as a functor: what fill() and make_dataset() write.
 template <class T>
 struct pattern_items {
   pattern p;
@@ -325,7 +325,7 @@ dataset<T> make_generated(long long n, Gen gen, int offset = 0, Poison poison = 
 
 /// n items of pattern `p`, as a dataset.
 template <class T>
-dataset<T> make_data(long long n, pattern p, const fill_options& o = {}, int offset = 0) {
+dataset<T> make_dataset(long long n, pattern p, const fill_options& o = {}, int offset = 0) {
   detail::check_pattern<T>(p, o);
   dataset<T> d = make_generated<T>(n, pattern_items<T>{p, std::uint64_t(n < 0 ? 0 : n), o}, offset);
   d.pat = p;

@@ -3,9 +3,13 @@
 //
 //   device_buffer<T>                 device memory (tally_support::device_buffer, never null)
 //   pattern, make_data<T>(n, p)      seeded data generated on the device, with poison
-//                                    values around the range (an out-of-range read shows)
+//                                    values around the range (an out-of-range read shows):
+//                                    tally_support's generator (data.cuh) with test_options
 //   cub_reduce(in, n, init, op)      the CUB reference on the same device input
-//   host_max / host_min              host references in the library's float order
+//                                    (tally_support/reference.cuh)
+//   host_max / host_min, same_value, describe
+//                                    host references in the library's float order and
+//                                    comparisons (tally_support/compare.hpp)
 //   for_each_backend(f)              f(tally::backend::atomic), ..., f(automatic)
 //   run_tally(policy, first, n, init, op, mode)
 //                                    tally::reduce (sync) or tally::reduce_into (async, on
@@ -22,11 +26,13 @@
 // Every test file is its own executable, linked with test/gpu/main.cu.
 #include <tally/tally.cuh>
 
+#include <tally_support/compare.hpp>
+#include <tally_support/data.cuh>
 #include <tally_support/device_buffer.cuh>
+#include <tally_support/reference.cuh>
 
 #include <doctest/doctest.h>
 
-#include <cub/device/device_reduce.cuh>
 #include <cuda/std/limits>
 
 #include <cuda_bf16.h>
@@ -83,14 +89,24 @@ namespace tt {
 // ---------------------------------------------------------------------------------------
 // Types
 
+// The value types and comparisons of tally_support (compare.hpp), shared with `tally
+// verify` and the benchmarks.
+using tally_support::bit_pattern;
+using tally_support::describe;
+using tally_support::host_arg;
+using tally_support::host_max;
+using tally_support::host_min;
+using tally_support::is_16bit_float_v;
+using tally_support::is_float_v;
+using tally_support::is_nan;
+using tally_support::same_item;
+using tally_support::same_value;
+using tally_support::to_double;
+
 template <class T>
 inline constexpr bool is_half_v = std::is_same_v<T, __half>;
 template <class T>
 inline constexpr bool is_bf16_v = std::is_same_v<T, __nv_bfloat16>;
-template <class T>
-inline constexpr bool is_16bit_float_v = is_half_v<T> || is_bf16_v<T>;
-template <class T>
-inline constexpr bool is_float_v = std::is_floating_point_v<T> || is_16bit_float_v<T>;
 template <class T>
 inline constexpr bool is_arith_v = std::is_arithmetic_v<T> || is_16bit_float_v<T>;
 
@@ -127,35 +143,10 @@ __host__ __device__ inline float to_float(__half x) { return __half2float(x); }
 __host__ __device__ inline float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
 
 template <class T>
-__host__ __device__ double to_double(const T& x) {
-  if constexpr (is_16bit_float_v<T>) return double(to_float(x));
-  else return static_cast<double>(x);
-}
-
-template <class T>
 __host__ __device__ T from_double(double x) {
   if constexpr (is_half_v<T>) return __float2half_rn(float(x));
   else if constexpr (is_bf16_v<T>) return __float2bfloat16_rn(float(x));
   else return static_cast<T>(x);
-}
-
-template <class T>
-__host__ __device__ bool is_nan(const T& x) {
-  if constexpr (is_float_v<T>) {
-    const double d = to_double(x);
-    return d != d;
-  } else {
-    return false;
-  }
-}
-
-/// The bit pattern of x, zero-extended.
-template <class T>
-std::uint64_t bits_of(const T& x) {
-  static_assert(sizeof(T) <= 8);
-  std::uint64_t b = 0;
-  std::memcpy(&b, &x, sizeof(T));
-  return b;
 }
 
 template <class T>
@@ -167,36 +158,6 @@ template <class T>
 __host__ __device__ T highest() {
   if constexpr (is_float_v<T>) return from_double<T>(INFINITY);
   else return cuda::std::numeric_limits<T>::max();
-}
-
-/// A readable value: integers in decimal, floats as %.9g with their bit pattern.
-template <class T>
-std::string describe(const T& x) {
-  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
-    return std::to_string(static_cast<long long>(x));
-  } else if constexpr (std::is_integral_v<T>) {
-    return std::to_string(static_cast<unsigned long long>(x));
-  } else if constexpr (is_float_v<T>) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%.10g [bits 0x%llx]", to_double(x), static_cast<unsigned long long>(bits_of(x)));
-    return buf;
-  } else {
-    return describe_value(x);  // found by ADL for test structs
-  }
-}
-
-/// Exact equality in the sense of the tests: integers equal; floats with equal bits,
-/// or both NaN, or both zero (-0.0 == +0.0; which zero a max over both zeros returns
-/// is not specified).
-template <class T>
-bool same_value(const T& a, const T& b) {
-  if constexpr (is_float_v<T>) {
-    if (is_nan(a) || is_nan(b)) return is_nan(a) && is_nan(b);
-    if (to_double(a) == 0.0 && to_double(b) == 0.0) return true;
-    return bits_of(a) == bits_of(b);
-  } else {
-    return a == b;
-  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -234,14 +195,10 @@ bool check_exact(const T& actual, const T& expected, const std::string& what) {
 /// |actual - expected| <= tol, NaN only against NaN, inf only against the same inf.
 template <class T>
 bool check_close(const T& actual, const T& expected, double tol, const std::string& what) {
-  const double a = to_double(actual), e = to_double(expected);
-  bool ok;
-  if (std::isnan(e) || std::isnan(a)) ok = std::isnan(e) && std::isnan(a);
-  else if (std::isinf(e) || std::isinf(a)) ok = a == e;
-  else ok = std::fabs(a - e) <= tol;
-  if (ok) return report(true, what);
+  if (tally_support::within(actual, expected, tol)) return report(true, what);
   char buf[96];
-  std::snprintf(buf, sizeof buf, " (|diff| %.4g, tolerance %.4g)", std::fabs(a - e), tol);
+  std::snprintf(buf, sizeof buf, " (|diff| %.4g, tolerance %.4g)", std::fabs(to_double(actual) - to_double(expected)),
+                tol);
   return report(false, what + ": got " + describe(actual) + ", expected " + describe(expected) + buf);
 }
 
@@ -258,6 +215,14 @@ class device_buffer {
   device_buffer() = default;
   explicit device_buffer(std::size_t n) : storage_(n ? n : 1), size_(n) {}
   explicit device_buffer(const std::vector<T>& host) : device_buffer(host.size()) { upload(host); }
+
+  /// Takes over a tally_support::device_buffer (of at least one item).
+  static device_buffer adopt(tally_support::device_buffer<T>&& b) {
+    device_buffer d;
+    d.size_ = b.size();
+    d.storage_ = std::move(b);
+    return d;
+  }
 
   T* data() const { return const_cast<T*>(storage_.data()); }
   std::size_t size() const { return size_; }
@@ -289,52 +254,17 @@ inline cudaStream_t test_stream() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Data
+// Data: tally_support's generator (support/tally_support/data.cuh) with the tests' options
 
-__host__ __device__ inline std::uint64_t mix(std::uint64_t x) {  // splitmix64
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-__host__ __device__ inline std::uint64_t hash(std::uint64_t i, std::uint64_t seed) { return mix(i ^ mix(seed)); }
-/// [0, 1) with 53 bits.
-__host__ __device__ inline double unit53(std::uint64_t h) { return double(h >> 11) * 0x1.0p-53; }
-/// [0, 1) in steps of 2^-24: exact in float.
-__host__ __device__ inline double unit24(std::uint64_t h) { return double(h >> 40) * 0x1.0p-24; }
-
-enum class pattern {
-  random,         ///< seeded; integers in a range where sums of 2^26 items cannot overflow
-  wide,           ///< integers only: random bit patterns over the whole type
-  constant,       ///< all 3
-  sorted,         ///< ascending over the random range
-  reversed,       ///< descending
-  pos_inf,        ///< floats: all +inf
-  neg_inf,        ///< floats: all -inf
-  with_nan,       ///< floats: random with NaN at about 1 in 61 items and at n/2
-  neg_and_zeros,  ///< floats: -0.0, +0.0 and negative numbers (the maximum is a zero)
-  pos_and_zeros,  ///< floats: +0.0, -0.0 and positive numbers (the minimum is a zero)
-};
-
-inline const char* pattern_name(pattern p) {
-  switch (p) {
-    case pattern::random: return "random";
-    case pattern::wide: return "wide";
-    case pattern::constant: return "constant";
-    case pattern::sorted: return "sorted";
-    case pattern::reversed: return "reversed";
-    case pattern::pos_inf: return "all +inf";
-    case pattern::neg_inf: return "all -inf";
-    case pattern::with_nan: return "with NaN";
-    case pattern::neg_and_zeros: return "negatives and +-0";
-    case pattern::pos_and_zeros: return "positives and +-0";
-  }
-  return "?";
-}
-
-inline bool has_nan_or_signed_zeros(pattern p) {
-  return p == pattern::with_nan || p == pattern::neg_and_zeros || p == pattern::pos_and_zeros;
-}
+using tally_support::data_traits;  // the extension point: specialise tally_support::data_traits
+using tally_support::has_nan_or_signed_zeros;
+using tally_support::hash;
+using tally_support::pattern;
+using tally_support::pattern_name;
+using tally_support::unit_double;
+using tally_support::unit_float;
+template <class T>
+using dataset = tally_support::dataset<T>;
 
 /// The range of pattern::random for integers: a sum of 2^26 items (plus 7) never
 /// overflows a signed type of 32 or 64 bits; narrower and unsigned types wrap modulo
@@ -350,166 +280,55 @@ template <> struct int_range<std::uint16_t> { static constexpr long long lo = 0,
 template <> struct int_range<std::uint32_t> { static constexpr long long lo = 0, hi = 4294967295LL; };
 template <> struct int_range<std::uint64_t> { static constexpr long long lo = 0, hi = 1LL << 40; };
 
-/// How item i of n of a pattern is made, and what lies around the range. Specialise it
-/// for a test struct (see test_reduce_custom.cu).
-template <class T, class Enable = void>
-struct data_traits;
+inline constexpr std::uint64_t default_seed = 0x7a11e5u;
 
+/// The tests' data: integers in int_range<T>, floats in [-1, 1) (24 bits, 53 for double),
+/// constant 3, NaN at about 1 in 61 items and at n/2 (with_nan).
 template <class T>
-struct data_traits<T, std::enable_if_t<std::is_integral_v<T>>> {
-  __host__ __device__ static T make(pattern p, long long i, long long n, std::uint64_t seed) {
-    constexpr long long lo = int_range<T>::lo, hi = int_range<T>::hi;
-    const std::uint64_t h = hash(std::uint64_t(i), seed);
-    auto at = [&](double u) {  // lo + u * (hi - lo + 1), u in [0, 1)
-      long long v = lo + static_cast<long long>(u * double(hi - lo + 1));
-      return static_cast<T>(v > hi ? hi : v);
-    };
-    switch (p) {
-      case pattern::wide: {
-        T v;
-        memcpy(&v, &h, sizeof(T));
-        return v;
-      }
-      case pattern::constant: return T(3);
-      case pattern::sorted: return at(double(i) / double(n));
-      case pattern::reversed: return at(double(n - 1 - i) / double(n));
-      case pattern::random:
-      default: return at(unit53(h));
-    }
+tally_support::fill_options test_options(std::uint64_t seed = default_seed) {
+  tally_support::fill_options o;
+  o.seed = seed;
+  o.constant = 3.0;
+  if constexpr (std::is_integral_v<T>) {
+    o.int_low = int_range<T>::lo;
+    o.int_modulus = std::uint64_t(int_range<T>::hi - int_range<T>::lo) + 1;
   }
-  /// Around the range: the greatest and the lowest value, alternating (a read outside
-  /// the range changes a sum, a max or a min).
-  __host__ __device__ static T poison(long long j) {
-    return (j & 1) ? cuda::std::numeric_limits<T>::max() : cuda::std::numeric_limits<T>::lowest();
-  }
-};
-
-template <class T>
-struct data_traits<T, std::enable_if_t<is_float_v<T>>> {
-  __host__ __device__ static T make(pattern p, long long i, long long n, std::uint64_t seed) {
-    const std::uint64_t h = hash(std::uint64_t(i), seed);
-    const double r = 2.0 * unit24(h) - 1.0;  // [-1, 1), exact in float
-    double x;
-    switch (p) {
-      case pattern::constant: x = 3.0; break;
-      case pattern::sorted: x = -1.0 + 2.0 * (double(i) / double(n)); break;
-      case pattern::reversed: x = -1.0 + 2.0 * (double(n - 1 - i) / double(n)); break;
-      case pattern::pos_inf: x = INFINITY; break;
-      case pattern::neg_inf: x = -INFINITY; break;
-      case pattern::with_nan: x = (h % 61 == 0 || i == n / 2) ? double(NAN) : r; break;
-      case pattern::neg_and_zeros: x = i % 3 == 0 ? -0.0 : i % 3 == 1 ? 0.0 : -(0.25 + unit24(h)); break;
-      case pattern::pos_and_zeros: x = i % 3 == 0 ? 0.0 : i % 3 == 1 ? -0.0 : 0.25 + unit24(h); break;
-      case pattern::random:
-      default: x = r; break;
-    }
-    return from_double<T>(x);
-  }
-  /// NaN and -inf, alternating: a read outside the range changes a sum, a max or a min.
-  __host__ __device__ static T poison(long long j) { return from_double<T>((j & 1) ? double(NAN) : -INFINITY); }
-};
-
-template <class T>
-__global__ void fill_kernel(T* base, long long total, long long offset, long long n, pattern p, std::uint64_t seed) {
-  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long j = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; j < total; j += stride) {
-    base[j] = (j >= offset && j < offset + n) ? data_traits<T>::make(p, j - offset, n, seed) : data_traits<T>::poison(j);
-  }
+  o.float_low = -1.0;
+  o.float_high = 1.0;
+  o.nan_every = 61;
+  o.nan_scattered = true;
+  return o;
 }
 
 /// n items of a pattern in device memory at `ptr`, `offset` items after a 256-byte
-/// aligned allocation, with poison items before and after.
-template <class T>
-struct dataset {
-  device_buffer<T> storage;
-  T* ptr = nullptr;
-  long long n = 0;
-  pattern pat = pattern::random;
-  int offset = 0;
-
-  std::vector<T> host() const { return device_buffer<T>::download(ptr, std::size_t(n)); }
-};
-
-inline constexpr std::uint64_t default_seed = 0x7a11e5u;
-
+/// aligned allocation, with poison items before and after (tally_support::make_dataset).
 template <class T>
 dataset<T> make_data(long long n, pattern p, int offset = 0, std::uint64_t seed = default_seed) {
-  dataset<T> d;
-  const long long total = n + offset + 16;
-  d.storage = device_buffer<T>(std::size_t(total));
-  d.ptr = d.storage.data() + offset;
-  d.n = n;
-  d.pat = p;
-  d.offset = offset;
-  const long long blocks = std::min<long long>((total + 255) / 256, 8192);
-  fill_kernel<T><<<unsigned(blocks), 256>>>(d.storage.data(), total, offset, n, p, seed);
-  TT_CUDA(cudaGetLastError());
-  TT_CUDA(cudaDeviceSynchronize());
-  return d;
+  return tally_support::make_dataset<T>(n, p, test_options<T>(seed), offset);
 }
+
+/// n items gen(0), ..., gen(n - 1) the same way (tally_support::make_generated).
+using tally_support::make_generated;
 
 // ---------------------------------------------------------------------------------------
 // References
 
-/// CUB-style operators for the reference runs (plain `<`: no NaN rule).
-template <class T>
-__host__ __device__ bool plain_less(const T& a, const T& b) {
-  if constexpr (is_16bit_float_v<T>) return to_float(a) < to_float(b);
-  else return a < b;
-}
-template <class T>
-struct ref_plus {
-  __host__ __device__ T operator()(const T& a, const T& b) const {
-    if constexpr (is_16bit_float_v<T>) return from_double<T>(to_double(a) + to_double(b));
-    else return static_cast<T>(a + b);
-  }
-};
-template <class T>
-struct ref_max {
-  __host__ __device__ T operator()(const T& a, const T& b) const { return plain_less(a, b) ? b : a; }
-};
-template <class T>
-struct ref_min {
-  __host__ __device__ T operator()(const T& a, const T& b) const { return plain_less(b, a) ? b : a; }
-};
+// CUB's answer (tally_support/reference.cuh) and the library's order (compare.hpp).
+using tally_support::ref_max;
+using tally_support::ref_min;
+using tally_support::ref_plus;
 
-/// cub::DeviceReduce::Reduce on the same input (n < 2^31), on the default stream.
+/// cub::DeviceReduce::Reduce on the same input, on the default stream.
 template <class In, class T, class Op>
 T cub_reduce(In in, long long n, T init, Op op) {
   REQUIRE(n >= 0);
-  REQUIRE(n <= INT_MAX);
-  device_buffer<T> out(1);
-  std::size_t bytes = 0;
-  TT_CUDA(cub::DeviceReduce::Reduce(nullptr, bytes, in, out.data(), static_cast<int>(n), op, init));
-  device_buffer<unsigned char> temp(bytes);
-  TT_CUDA(cub::DeviceReduce::Reduce(temp.data(), bytes, in, out.data(), static_cast<int>(n), op, init));
-  TT_CUDA(cudaDeviceSynchronize());
-  return out.download()[0];
+  return tally_support::cub_reduce(in, std::uint64_t(n), init, op);
 }
 
 /// The library's float order: NaN above everything, -0.0 == +0.0.
 template <class T>
 bool lib_less(const T& a, const T& b) {
-  if constexpr (is_float_v<T>) {
-    if (is_nan(a)) return false;
-    if (is_nan(b)) return true;
-    return to_double(a) < to_double(b);
-  } else {
-    return a < b;
-  }
-}
-template <class T>
-T host_max(const std::vector<T>& v, T init) {
-  T acc = init;
-  for (const T& x : v)
-    if (lib_less(acc, x)) acc = x;
-  return acc;
-}
-template <class T>
-T host_min(const std::vector<T>& v, T init) {
-  T acc = init;
-  for (const T& x : v)
-    if (lib_less(x, acc)) acc = x;
-  return acc;
+  return tally_support::library_less(a, b);
 }
 /// sum |x| + |init| in double (the scale of a float sum's rounding error).
 template <class T, class Acc>

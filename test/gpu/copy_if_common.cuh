@@ -19,10 +19,10 @@
 //   make_items<T>(n, offset, seed)   n hashed items at `offset` items into an aligned
 //                                    allocation, poison around them
 //   reference<T>, cub_select(in, n, pred), cub_flagged(in, stencil, n, pred)
-//                                    the expected output: cub::DeviceSelect::If, or
-//                                    cub::DeviceSelect::Flagged with the stencil turned into
-//                                    0/1 flags by pred; the multiset order (a stable radix
-//                                    sort of the keys) made on demand
+//                                    the expected output (tally_support/reference.cuh):
+//                                    cub::DeviceSelect::If, or cub::DeviceSelect::FlaggedIf
+//                                    with pred on the stencil; the multiset order (a stable
+//                                    radix sort of the keys) made on demand
 //   guarded_output<T>                the output: room for n items plus guard items before
 //                                    (lead) and after, all guard bytes before each call;
 //                                    changed_outside(count) finds writes outside [0, count)
@@ -52,9 +52,6 @@
 #include "common.cuh"
 
 #include <tally/copy_if.cuh>
-
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_select.cuh>
 
 #include <numeric>
 
@@ -115,7 +112,7 @@ struct item_traits<T, std::enable_if_t<std::is_floating_point_v<T>>> {
     if (h % 67 == 1) return T(-0.0);
     if (h % 71 == 2) return T(INFINITY);
     if (h % 73 == 3) return T(-INFINITY);
-    return static_cast<T>(sizeof(T) == 4 ? unit24(h) : unit53(h));
+    return static_cast<T>(sizeof(T) == 4 ? double(unit_float(h)) : unit_double(h));
   }
   /// -1: selected by x < t for every t in (0, 1].
   __host__ __device__ static T poison(long long) { return T(-1); }
@@ -138,7 +135,7 @@ struct item_traits<rec> {
   /// a in [0, 1) (53 bits), b = 3i + 1 (unique), c random.
   __host__ __device__ static rec make(long long i, std::uint64_t seed) {
     const std::uint64_t h = hash(std::uint64_t(i), seed);
-    return rec{unit53(h), 3 * i + 1, static_cast<int>(static_cast<std::uint32_t>(h))};
+    return rec{unit_double(h), 3 * i + 1, static_cast<int>(static_cast<std::uint32_t>(h))};
   }
   __host__ __device__ static rec poison(long long j) { return rec{-1.0, -1 - j, -1}; }
   __host__ __device__ static std::uint64_t key(const rec& x) { return static_cast<std::uint64_t>(x.b); }
@@ -221,29 +218,27 @@ std::vector<selection<T>> selections() {
 // ---------------------------------------------------------------------------------------
 // Data
 
+/// item_traits<T>::make and ::poison as functors (for make_generated).
 template <class T>
-__global__ void fill_items_kernel(T* base, long long total, long long offset, long long n, std::uint64_t seed) {
-  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long j = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; j < total; j += stride)
-    base[j] = (j >= offset && j < offset + n) ? item_traits<T>::make(j - offset, seed) : item_traits<T>::poison(j);
-}
+struct hashed_items {
+  std::uint64_t seed;
+  __host__ __device__ T operator()(std::uint64_t i) const {
+    return item_traits<T>::make(static_cast<long long>(i), seed);
+  }
+};
+template <class T>
+struct item_poison {
+  __host__ __device__ T operator()(std::uint64_t j) const {
+    return item_traits<T>::poison(static_cast<long long>(j));
+  }
+};
 
 inline unsigned grid_for(long long n) { return unsigned(std::max<long long>(1, std::min<long long>((n + 255) / 256, 8192))); }
 
 /// n hashed items at `offset` items into an aligned allocation, 16 poison items after.
 template <class T>
 dataset<T> make_items(long long n, int offset = 0, std::uint64_t seed = default_seed) {
-  dataset<T> d;
-  const long long total = n + offset + 16;
-  d.storage = device_buffer<T>(std::size_t(total));
-  d.ptr = d.storage.data() + offset;
-  d.n = n;
-  d.pat = pattern::random;
-  d.offset = offset;
-  fill_items_kernel<T><<<grid_for(total), 256>>>(d.storage.data(), total, offset, n, seed);
-  TT_CUDA(cudaGetLastError());
-  TT_CUDA(cudaDeviceSynchronize());
-  return d;
+  return make_generated<T>(n, hashed_items<T>{seed}, offset, item_poison<T>{});
 }
 
 // ---------------------------------------------------------------------------------------
@@ -304,32 +299,22 @@ __global__ void mismatch_kernel(const T* actual, const std::int64_t* actual_orde
 }
 
 template <class T>
-__global__ void keys_kernel(const T* items, long long n, std::uint64_t* keys, std::int64_t* order) {
+__global__ void keys_kernel(const T* items, long long n, std::uint64_t* keys) {
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
     keys[i] = item_traits<T>::key(items[i]);
-    order[i] = i;
-  }
 }
 
-/// The positions of items[0, n) in ascending key order (a stable radix sort of the keys):
-/// two multisets are equal when the items taken in this order are.
+/// The positions of items[0, n) in ascending key order (a stable radix sort of the keys,
+/// tally_support::cub_stable_order): two multisets are equal when the items taken in this
+/// order are.
 template <class T>
 device_buffer<std::int64_t> sorted_order(const T* items, long long n) {
-  device_buffer<std::int64_t> order_out{std::size_t(n)};
-  if (n == 0) return order_out;
-  device_buffer<std::uint64_t> keys_in{std::size_t(n)}, keys_out{std::size_t(n)};
-  device_buffer<std::int64_t> order_in{std::size_t(n)};
-  keys_kernel<T><<<grid_for(n), 256>>>(items, n, keys_in.data(), order_in.data());
+  if (n == 0) return device_buffer<std::int64_t>(0);
+  device_buffer<std::uint64_t> keys{std::size_t(n)};
+  keys_kernel<T><<<grid_for(n), 256>>>(items, n, keys.data());
   TT_CUDA(cudaGetLastError());
-  std::size_t bytes = 0;
-  TT_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in.data(), keys_out.data(), order_in.data(),
-                                          order_out.data(), n));
-  device_buffer<unsigned char> temp(bytes);
-  TT_CUDA(cub::DeviceRadixSort::SortPairs(temp.data(), bytes, keys_in.data(), keys_out.data(), order_in.data(),
-                                          order_out.data(), n));
-  TT_CUDA(cudaDeviceSynchronize());
-  return order_out;
+  return device_buffer<std::int64_t>::adopt(tally_support::cub_stable_order(keys.data(), std::uint64_t(n), false));
 }
 
 template <class T>
@@ -357,50 +342,26 @@ struct reference {
 };
 
 template <class T>
-reference<T> finish_reference(device_buffer<T> items, const device_buffer<std::int64_t>& count, long long n) {
-  TT_CUDA(cudaDeviceSynchronize());
+reference<T> to_reference(tally_support::selection<T> s) {
   reference<T> r;
-  r.items = std::move(items);
-  r.count = static_cast<long long>(count.download()[0]);
-  REQUIRE_MESSAGE(r.count >= 0, "CUB's count");
-  REQUIRE_MESSAGE(r.count <= n, "CUB's count");
+  r.items = device_buffer<T>::adopt(std::move(s.items));
+  r.count = s.count;
   return r;
 }
 
-/// cub::DeviceSelect::If(in, n, pred), on the default stream.
+/// cub::DeviceSelect::If(in, n, pred), on the default stream (tally_support::cub_select).
 template <class T, class Pred>
 reference<T> cub_select(const T* in, long long n, Pred pred) {
-  device_buffer<T> out{std::size_t(n)};
-  device_buffer<std::int64_t> count(1);
-  TT_CUDA(cudaMemset(count.data(), 0xff, sizeof(std::int64_t)));  // -1: CUB must write it
-  std::size_t bytes = 0;
-  TT_CUDA(cub::DeviceSelect::If(nullptr, bytes, in, out.data(), count.data(), n, pred));
-  device_buffer<unsigned char> temp(bytes);
-  TT_CUDA(cub::DeviceSelect::If(temp.data(), bytes, in, out.data(), count.data(), n, pred));
-  return finish_reference(std::move(out), count, n);
+  REQUIRE(n >= 0);
+  return to_reference(tally_support::cub_select(in, std::uint64_t(n), pred));
 }
 
-template <class S, class Pred>
-__global__ void flags_kernel(const S* stencil, long long n, Pred pred, std::uint8_t* flags) {
-  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-    flags[i] = pred(stencil[i]) ? 1 : 0;
-}
-
-/// cub::DeviceSelect::Flagged(in, flags, n) with flags[i] = pred(stencil[i]) ? 1 : 0.
+/// cub::DeviceSelect::FlaggedIf(in, stencil, n, pred): in[i] where pred(stencil[i])
+/// (tally_support::cub_select_flagged).
 template <class T, class S, class Pred>
 reference<T> cub_flagged(const T* in, const S* stencil, long long n, Pred pred) {
-  device_buffer<std::uint8_t> flags{std::size_t(n)};
-  flags_kernel<<<grid_for(n), 256>>>(stencil, n, pred, flags.data());
-  TT_CUDA(cudaGetLastError());
-  device_buffer<T> out{std::size_t(n)};
-  device_buffer<std::int64_t> count(1);
-  TT_CUDA(cudaMemset(count.data(), 0xff, sizeof(std::int64_t)));
-  std::size_t bytes = 0;
-  TT_CUDA(cub::DeviceSelect::Flagged(nullptr, bytes, in, flags.data(), out.data(), count.data(), n));
-  device_buffer<unsigned char> temp(bytes);
-  TT_CUDA(cub::DeviceSelect::Flagged(temp.data(), bytes, in, flags.data(), out.data(), count.data(), n));
-  return finish_reference(std::move(out), count, n);
+  REQUIRE(n >= 0);
+  return to_reference(tally_support::cub_select_flagged(in, stencil, std::uint64_t(n), pred));
 }
 
 /// The reference against std::copy_if on a host copy of the input (pred called on the

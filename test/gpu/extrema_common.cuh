@@ -3,10 +3,11 @@
 // namespace tt:
 //
 //   cub_arg<Max>(in, n)              CUB's index of the first largest (Max) or smallest
-//                                    item: cub::DeviceReduce::ArgMax / ArgMin (the form
-//                                    with separate value and 64-bit index outputs)
+//                                    item (tally_support/reference.cuh: cub::DeviceReduce::
+//                                    ArgMax / ArgMin)
 //   host_arg<Max>(host, less)        the same on the host, a plain loop, in any order
-//   lib_order_less                   the library's order (common.cuh's lib_less) as a functor
+//                                    (tally_support/compare.hpp)
+//   lib_order_less                   the library's order as a functor (compare.hpp)
 //   ext_mode, run_extremum<Max>(policy, first, n, comp, mode, what)
 //                                    tally::max_element / min_element (sync: waits, returns
 //                                    an iterator) or max_element_into / min_element_into
@@ -25,8 +26,6 @@
 // Every test file is its own executable, linked with test/gpu/main.cu.
 #include "common.cuh"
 
-#include <cub/device/device_reduce.cuh>
-#include <thrust/iterator/transform_iterator.h>
 #include <cuda/std/cstdint>
 
 #include <iterator>
@@ -36,60 +35,18 @@ namespace tt {
 // ---------------------------------------------------------------------------------------
 // References
 
-/// Items narrower than 4 bytes as int (integers) or float (half, bfloat16): exact, so the
-/// order and the index of the first extremum stay the same.
-template <class V>
-struct widen_item {
-  using W = std::conditional_t<is_16bit_float_v<V>, float, int>;
-  __host__ __device__ W operator()(V x) const { return static_cast<W>(x); }
-};
-
 /// CUB's index of the first largest (Max) or first smallest item of [in, in + n), n >= 1,
-/// on the default stream. CUB compares with plain `<` / `>`: the reference only for data
-/// without NaN (where -0.0 == +0.0 agrees with the library's order too).
+/// on the default stream (tally_support::cub_arg_extremum: cub::DeviceReduce::ArgMax /
+/// ArgMin). CUB compares with plain `<` / `>`: the reference only for data without NaN
+/// (where -0.0 == +0.0 agrees with the library's order too).
 template <bool Max, class In>
 long long cub_arg(In in, long long n) {
   REQUIRE(n >= 1);
-  using V = typename std::iterator_traits<In>::value_type;
-  if constexpr (sizeof(V) < 4) {
-    // CUB reduces cub::KeyValuePair<int, V>, whose padding (3 bytes after an int8, 2 after
-    // an int16 or half) it copies as whole words between its two kernels; compute-sanitizer's
-    // initcheck reports those as reads of uninitialized memory in
-    // DeviceReduceSingleTileKernel (CCCL 3.0.1). Widened items make a pair without padding.
-    return cub_arg<Max>(thrust::make_transform_iterator(in, widen_item<V>{}), n);
-  } else {
-    device_buffer<V> value(1);
-    device_buffer<cuda::std::int64_t> index(1);
-    std::size_t bytes = 0;
-    auto call = [&](void* temp) {
-      if constexpr (Max) return cub::DeviceReduce::ArgMax(temp, bytes, in, value.data(), index.data(), n);
-      else return cub::DeviceReduce::ArgMin(temp, bytes, in, value.data(), index.data(), n);
-    };
-    TT_CUDA(call(nullptr));
-    device_buffer<unsigned char> temp(bytes);
-    TT_CUDA(cudaMemset(index.data(), 0xff, sizeof(cuda::std::int64_t)));  // -1: CUB must write it
-    TT_CUDA(call(temp.data()));
-    TT_CUDA(cudaDeviceSynchronize());
-    return static_cast<long long>(index.download()[0]);
-  }
+  return tally_support::cub_arg_extremum<Max>(in, std::uint64_t(n));
 }
 
-/// The library's order (NaN greatest, -0.0 == +0.0), from common.cuh, as a comparator.
-struct lib_order_less {
-  template <class T>
-  bool operator()(const T& a, const T& b) const {
-    return lib_less(a, b);
-  }
-};
-
-/// Index of the first largest (Max) or first smallest item under `less`; 0 when empty.
-template <bool Max, class T, class Less>
-long long host_arg(const std::vector<T>& v, Less less) {
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < v.size(); ++i)
-    if (Max ? less(v[best], v[i]) : less(v[i], v[best])) best = i;
-  return static_cast<long long>(best);
-}
+/// The library's order (NaN greatest, -0.0 == +0.0) as a comparator.
+using lib_order_less = tally_support::library_order_less;
 
 // ---------------------------------------------------------------------------------------
 // Running tally
@@ -185,35 +142,20 @@ void check_all_forms(const Policy& policy, It first, long long n, Compare comp, 
 // ---------------------------------------------------------------------------------------
 // Data: many ties
 
+/// -1, 0, 1, 2 (0..3 for unsigned types) at random.
 template <class T>
-__global__ void fill_ties_kernel(T* base, long long total, long long offset, long long n, std::uint64_t seed) {
-  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long j = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; j < total; j += stride) {
-    if (j >= offset && j < offset + n) {
-      const double v = double(hash(std::uint64_t(j - offset), seed) % 4) - (std::is_unsigned_v<T> ? 0.0 : 1.0);
-      base[j] = from_double<T>(v);
-    } else {
-      base[j] = data_traits<T>::poison(j);
-    }
+struct ties_items {
+  std::uint64_t seed;
+  __host__ __device__ T operator()(std::uint64_t i) const {
+    return from_double<T>(double(hash(i, seed) % 4) - (std::is_unsigned_v<T> ? 0.0 : 1.0));
   }
-}
+};
 
 /// n items of -1, 0, 1, 2 (0..3 for unsigned types) at random: every value occurs about
 /// n/4 times, so the first occurrence has to win among many. Poison around, as make_data.
 template <class T>
 dataset<T> make_ties(long long n, int offset = 0, std::uint64_t seed = default_seed) {
-  dataset<T> d;
-  const long long total = n + offset + 16;
-  d.storage = device_buffer<T>(std::size_t(total));
-  d.ptr = d.storage.data() + offset;
-  d.n = n;
-  d.pat = pattern::random;
-  d.offset = offset;
-  const long long blocks = std::min<long long>((total + 255) / 256, 8192);
-  fill_ties_kernel<T><<<unsigned(blocks), 256>>>(d.storage.data(), total, offset, n, seed);
-  TT_CUDA(cudaGetLastError());
-  TT_CUDA(cudaDeviceSynchronize());
-  return d;
+  return make_generated<T>(n, ties_items<T>{seed}, offset);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -11,7 +11,6 @@
 // points unwrap iterators and map CCCL's function objects to tally's).
 #include "common.cuh"
 
-#include <cub/device/device_select.cuh>
 #include <cuda/functional>
 #include <cuda/std/functional>
 #include <thrust/device_vector.h>
@@ -231,12 +230,7 @@ TEST_CASE("cccl interop: CUB agrees with the references used above") {
   const std::vector<float> host = floats.host();
   long long expected = 0;
   for (float x : host) expected += x > 0.0f;
-  tt::device_buffer<float> out(static_cast<std::size_t>(n));
-  tt::device_buffer<long long> count(1);
-  std::size_t bytes = 0;
-  TT_CUDA(cub::DeviceSelect::If(nullptr, bytes, floats.ptr, out.data(), count.data(), n, is_positive{}));
-  tt::device_buffer<unsigned char> temp(bytes);
-  TT_CUDA(cub::DeviceSelect::If(temp.data(), bytes, floats.ptr, out.data(), count.data(), n, is_positive{}));
-  TT_CUDA(cudaDeviceSynchronize());
-  CHECK(count.download()[0] == expected);
+  const tally_support::selection<float> selected =
+      tally_support::cub_select(floats.ptr, std::uint64_t(n), is_positive{});
+  CHECK(selected.count == expected);
 }

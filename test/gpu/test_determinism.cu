@@ -38,33 +38,23 @@ std::vector<long long> other_sizes() {
 /// sign * m * 2^e (rounded to T) with m in [1, 2) and e uniform in [-E, E]; one item in
 /// 16 is a zero of either sign.
 template <class T>
-__global__ void wide_range_kernel(T* out, long long n, std::uint64_t seed) {
-  constexpr int E = sizeof(T) == 4 ? 60 : 600;
-  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    const std::uint64_t h = tt::hash(std::uint64_t(i), seed);
-    const std::uint64_t g = tt::mix(h);
+struct wide_range_items {
+  std::uint64_t seed;
+  __host__ __device__ T operator()(std::uint64_t i) const {
+    constexpr int E = sizeof(T) == 4 ? 60 : 600;
+    const std::uint64_t h = tt::hash(i, seed);
+    const std::uint64_t g = tt::hash(h);
     const double sign = (h >> 63) ? -1.0 : 1.0;
-    if (h % 16 == 0) {
-      out[i] = T(sign * 0.0);
-      continue;
-    }
+    if (h % 16 == 0) return T(sign * 0.0);
     const int e = static_cast<int>((h >> 8) % (2 * E + 1)) - E;
-    const double m = 1.0 + (sizeof(T) == 4 ? tt::unit24(g) : tt::unit53(g));
-    out[i] = T(sign * ldexp(m, e));
+    const double m = 1.0 + (sizeof(T) == 4 ? double(tt::unit_float(g)) : tt::unit_double(g));
+    return T(sign * ldexp(m, e));
   }
-}
+};
 
 template <class T>
 tt::dataset<T> make_wide_range(long long n) {
-  tt::dataset<T> d;
-  d.storage = tt::device_buffer<T>(std::size_t(n));
-  d.ptr = d.storage.data();
-  d.n = n;
-  wide_range_kernel<T><<<tt::grid_for(n), 256>>>(d.ptr, n, tt::default_seed);
-  TT_CUDA(cudaGetLastError());
-  TT_CUDA(cudaDeviceSynchronize());
-  return d;
+  return tt::make_generated<T>(n, wide_range_items<T>{tt::default_seed});
 }
 
 /// The form of run `run`: even runs synchronous (default stream), odd ones asynchronous.

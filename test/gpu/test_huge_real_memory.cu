@@ -29,8 +29,6 @@
 #include "copy_if_common.cuh"
 #include "top_k_common.cuh"
 
-#include <cub/device/device_reduce.cuh>
-
 namespace huge_memory_test {
 
 constexpr long long n_huge = (1LL << 31) + 17;
@@ -112,7 +110,7 @@ plants plant(long long n, long long anchor) {
   return p;
 }
 
-std::uint64_t fingerprint_of(long long x) { return tt::mix(static_cast<std::uint64_t>(x)); }
+std::uint64_t fingerprint_of(long long x) { return tt::hash(static_cast<std::uint64_t>(x)); }
 
 /// The closed forms for n items.
 template <class T>
@@ -194,7 +192,7 @@ __global__ void fingerprint_kernel(const T* out, long long count, unsigned long 
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   unsigned long long local = 0;
   for (long long j = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; j < count; j += stride)
-    local += tt::mix(static_cast<std::uint64_t>(static_cast<long long>(out[j])));
+    local += tt::hash(static_cast<std::uint64_t>(static_cast<long long>(out[j])));
   atomicAdd(sum, local);  // wraps mod 2^64, as the host's sum does
 }
 
@@ -208,17 +206,11 @@ std::uint64_t device_fingerprint(const T* out, long long count) {
   return sum.download()[0];
 }
 
-/// cub::DeviceReduce::Reduce with a 64-bit count and an int64 accumulator.
+/// cub::DeviceReduce::Reduce with a 64-bit count and an int64 accumulator
+/// (tally_support::cub_reduce).
 template <class T>
 std::int64_t cub_sum64(const T* in, long long n) {
-  tt::device_buffer<std::int64_t> out(1);
-  std::size_t bytes = 0;
-  TT_CUDA(cub::DeviceReduce::Reduce(nullptr, bytes, in, out.data(), n, tt::ref_plus<std::int64_t>{}, std::int64_t(0)));
-  tt::device_buffer<unsigned char> temp(bytes);
-  TT_CUDA(
-      cub::DeviceReduce::Reduce(temp.data(), bytes, in, out.data(), n, tt::ref_plus<std::int64_t>{}, std::int64_t(0)));
-  TT_CUDA(cudaDeviceSynchronize());
-  return out.download()[0];
+  return tally_support::cub_reduce(in, std::uint64_t(n), std::int64_t(0), tt::ref_plus<std::int64_t>{});
 }
 
 /// Whether copy_if under P keeps the input order (dispatch.cuh's rule: unordered(), or

@@ -33,9 +33,10 @@ struct tally::identity_element<stats_sum, stats> {
 };
 
 template <>
-struct tt::data_traits<stats> {
-  __host__ __device__ static stats make(tt::pattern p, long long i, long long n, std::uint64_t seed) {
-    const std::uint64_t h = tt::hash(std::uint64_t(i), seed);
+struct tally_support::data_traits<stats> {
+  __host__ __device__ static stats make(tt::pattern p, long long i, long long n,
+                                        const tally_support::fill_options& o) {
+    const std::uint64_t h = tt::hash(std::uint64_t(i), o.seed);
     switch (p) {
       case tt::pattern::constant: return {3.0f, 1};
       case tt::pattern::sorted: return {float((4 * i) / n), int(i % 3)};

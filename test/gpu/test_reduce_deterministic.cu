@@ -25,7 +25,7 @@ void check_repeatable_sum(const Policy& policy, const tt::dataset<T>& d, const c
         tt::check_close(*r, expected, tol, what + " vs CUB");
       } else {
         INFO("run=", run);
-        if (!tt::report(tt::bits_of(*r) == tt::bits_of(*first),
+        if (!tt::report(tt::bit_pattern(*r) == tt::bit_pattern(*first),
                         what + ": run differs from the first: " + tt::describe(*r) + " vs " + tt::describe(*first)))
           break;
       }
@@ -34,8 +34,9 @@ void check_repeatable_sum(const Policy& policy, const tt::dataset<T>& d, const c
   // The sync and async forms agree too (same policy, same stream order of work).
   const auto a = tt::run_tally(policy, d.ptr, d.n, init, tally::plus<T>{}, tt::run_mode::sync, "sync");
   const auto b = tt::run_tally(policy, d.ptr, d.n, init, tally::plus<T>{}, tt::run_mode::async, "async");
-  if (a && b) tt::report(tt::bits_of(*a) == tt::bits_of(*b), "reduce and reduce_into differ: " + tt::describe(*a) +
-                                                                  " vs " + tt::describe(*b));
+  if (a && b)
+    tt::report(tt::bit_pattern(*a) == tt::bit_pattern(*b),
+               "reduce and reduce_into differ: " + tt::describe(*a) + " vs " + tt::describe(*b));
 }
 
 template <class T>

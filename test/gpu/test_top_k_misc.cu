@@ -78,9 +78,10 @@ using top_k_misc_test::negated;
 using top_k_misc_test::particle;
 
 template <>
-struct tt::data_traits<particle> {
-  __host__ __device__ static particle make(tt::pattern p, long long i, long long n, std::uint64_t seed) {
-    const std::uint64_t h = tt::hash(std::uint64_t(i), seed);
+struct tally_support::data_traits<particle> {
+  __host__ __device__ static particle make(tt::pattern p, long long i, long long n,
+                                           const tally_support::fill_options& o) {
+    const std::uint64_t h = tt::hash(std::uint64_t(i), o.seed);
     switch (p) {
       case tt::pattern::constant:
         return {3.0f, int(i)};

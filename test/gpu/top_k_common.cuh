@@ -8,10 +8,14 @@
 //   cub_top_indices(keys, n, largest)
 //                                    the reference: a stable cub::DeviceRadixSort of
 //                                    (key, index) pairs, descending (largest) or
-//                                    ascending; equal keys stay in index order
+//                                    ascending, floats by the library's order (NaN
+//                                    greatest); equal keys stay in index order
+//                                    (tally_support/reference.cuh)
 //   host_top_indices(host, less)     the same on the host under any comparator (a partial
 //                                    sort under the total order "better value, then lower
-//                                    index"): the reference where the data has NaN
+//                                    index"; tally_support/compare.hpp): the reference
+//                                    where the data has NaN or signed zeros, checked
+//                                    against CUB's
 //   gather(in, indices)              the input's values at the indices (the expected values)
 //   top_k_form, run_top_k<K>(policy, first, n, comp, form, what)
 //                                    tally::top_k (sync: checks count and that the rest of
@@ -43,8 +47,6 @@
 // Every test file is its own executable, linked with test/gpu/main.cu.
 #include "extrema_common.cuh"
 
-#include <cub/device/device_radix_sort.cuh>
-
 #include <initializer_list>
 #include <numeric>
 
@@ -67,11 +69,6 @@ struct top_list {
 // ---------------------------------------------------------------------------------------
 // References
 
-__global__ inline void iota_kernel(std::int64_t* out, long long n) {
-  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) out[i] = i;
-}
-
 template <class T>
 __global__ void gather_kernel(const T* in, const long long* indices, int count, T* out) {
   const int i = static_cast<int>(threadIdx.x);
@@ -93,68 +90,27 @@ std::vector<T> gather(const T* in, const std::vector<long long>& indices) {
 }
 
 /// The first min(count, n) indices of a stable radix sort of (keys[i], i): the largest
-/// keys first (ascending when !largest), equal keys in index order. CUB orders floats by
-/// their bits, except -0.0 == +0.0: a reference only for data without NaN.
+/// keys first (ascending when !largest), equal keys in index order; floating-point keys in
+/// the library's order (NaN above every number, -0.0 == +0.0). On the default stream
+/// (tally_support::cub_top_indices).
 template <class Key>
 std::vector<long long> cub_top_indices(const Key* keys, long long n, bool largest, int count = reference_length) {
   REQUIRE(n >= 0);
-  if (n == 0) return {};
-  device_buffer<Key> keys_out{std::size_t(n)};
-  device_buffer<std::int64_t> order_in{std::size_t(n)}, order_out{std::size_t(n)};
-  const long long blocks = std::min<long long>((n + 255) / 256, 8192);
-  iota_kernel<<<unsigned(blocks), 256>>>(order_in.data(), n);
-  TT_CUDA(cudaGetLastError());
-  std::size_t bytes = 0;
-  auto sort = [&](void* temp) {
-    if (largest)
-      return cub::DeviceRadixSort::SortPairsDescending(temp, bytes, keys, keys_out.data(), order_in.data(),
-                                                       order_out.data(), n);
-    return cub::DeviceRadixSort::SortPairs(temp, bytes, keys, keys_out.data(), order_in.data(), order_out.data(), n);
-  };
-  TT_CUDA(sort(nullptr));
-  device_buffer<unsigned char> temp(bytes);
-  TT_CUDA(sort(temp.data()));
-  TT_CUDA(cudaDeviceSynchronize());
-  const std::vector<std::int64_t> first =
-      device_buffer<std::int64_t>::download(order_out.data(), std::size_t(std::min<long long>(count, n)));
-  return std::vector<long long>(first.begin(), first.end());
+  return tally_support::cub_top_indices(keys, std::uint64_t(n), largest, std::size_t(count));
 }
 
 /// The first min(count, n) indices of v ordered best first under `less` (the largest
-/// first), equal values in index order.
+/// first), equal values in index order (tally_support::host_top_indices).
 template <class T, class Less>
 std::vector<long long> host_top_indices(const std::vector<T>& v, Less less, int count = reference_length) {
-  std::vector<long long> order(v.size());
-  std::iota(order.begin(), order.end(), 0LL);
-  const std::size_t m = std::min<std::size_t>(std::size_t(count), v.size());
-  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(m), order.end(),
-                    [&](long long a, long long b) {
-                      if (less(v[std::size_t(b)], v[std::size_t(a)])) return true;
-                      if (less(v[std::size_t(a)], v[std::size_t(b)])) return false;
-                      return a < b;
-                    });
-  order.resize(m);
-  return order;
+  return tally_support::host_top_indices(v, less, count);
 }
 
 /// lib_less with the arguments swapped: the smallest first under host_top_indices.
-struct lib_order_greater {
-  template <class T>
-  bool operator()(const T& a, const T& b) const {
-    return lib_less(b, a);
-  }
-};
+using lib_order_greater = tally_support::library_order_greater;
 
 // ---------------------------------------------------------------------------------------
 // Comparing results
-
-/// The same bits (any NaN matches any NaN: the payload of a NaN is not specified).
-template <class T>
-bool same_item(const T& a, const T& b) {
-  if (std::memcmp(&a, &b, sizeof(T)) == 0) return true;
-  if constexpr (is_float_v<T>) return is_nan(a) && is_nan(b);
-  else return false;
-}
 
 template <class T>
 std::string describe_list(const std::vector<long long>& indices, const std::vector<T>& values, std::size_t count) {
@@ -358,31 +314,6 @@ struct k_plan {};
 // ---------------------------------------------------------------------------------------
 // Data
 
-template <class T, class Gen>
-__global__ void fill_generated_kernel(T* base, long long total, long long offset, long long n, Gen gen) {
-  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long j = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; j < total; j += stride)
-    base[j] = (j >= offset && j < offset + n) ? gen(j - offset) : data_traits<T>::poison(j);
-}
-
-/// n items gen(0), ..., gen(n - 1) at `offset` items into an aligned allocation, poison
-/// around them (as make_data).
-template <class T, class Gen>
-dataset<T> make_generated(long long n, Gen gen, int offset = 0) {
-  dataset<T> d;
-  const long long total = n + offset + 16;
-  d.storage = device_buffer<T>(std::size_t(total));
-  d.ptr = d.storage.data() + offset;
-  d.n = n;
-  d.pat = pattern::random;
-  d.offset = offset;
-  const long long blocks = std::min<long long>((total + 255) / 256, 8192);
-  fill_generated_kernel<T><<<unsigned(blocks), 256>>>(d.storage.data(), total, offset, n, gen);
-  TT_CUDA(cudaGetLastError());
-  TT_CUDA(cudaDeviceSynchronize());
-  return d;
-}
-
 /// Integers: the lowest, lowest + 1, 0, highest - 1 and highest at random (the ends of
 /// the order keys: a packed key whose value word is 0 or all ones).
 template <class T>
@@ -430,7 +361,7 @@ struct special_floats {
       case 5:
         return from_double<T>(-0.0);
       default:
-        return from_double<T>(2.0 * unit24(h >> 8) - 1.0);
+        return from_double<T>(2.0 * double(unit_float(h >> 8)) - 1.0);
     }
   }
 };
@@ -440,10 +371,10 @@ struct special_floats {
 
 /// Every policy and form of the plan (k_plan: tally::less<>, the largest first;
 /// tally::greater<>, the smallest first) on one data set. Expected: CUB's stable radix
-/// sort where the data has no NaN; the host reference in the library's order where it
-/// has NaN or signed zeros. Up to 2^20 items (and wherever the host copy is taken
-/// anyway) CUB and the host reference must agree on NaN-free data, and the host backend
-/// must give the expected lists.
+/// sort (over the library's order keys); the host reference in the library's order where
+/// the data has NaN or signed zeros. Up to 2^20 items (and wherever the host copy is
+/// taken anyway) CUB and the host reference must agree, and the host backend must give
+/// the expected lists.
 template <class T, int... Ls, int... Ss, int... Gs>
 void check_top_k(const dataset<T>& d, const char* data_name, bool has_nan,
                  k_plan<k_list<Ls...>, k_list<Ss...>, k_list<Gs...>>) {
@@ -459,7 +390,7 @@ void check_top_k(const dataset<T>& d, const char* data_name, bool has_nan,
     largest = host_top_indices(host, lib_order_less{});
     smallest = host_top_indices(host, lib_order_greater{});
   }
-  if (!has_nan) {  // CUB agrees where its order is the library's
+  {  // CUB's sort over the library's order keys: a reference with NaN too
     const std::vector<long long> cub_largest = cub_top_indices(d.ptr, d.n, true);
     const std::vector<long long> cub_smallest = cub_top_indices(d.ptr, d.n, false);
     if (need_host) {
