@@ -111,8 +111,27 @@ __device__ bool last_block_merge(C (&list)[P], const Rank& rank, const scratch_v
   // As in last_block_reduce: thread 0 acquired the other blocks' lists, the barrier
   // passes that on, and the fence keeps loads from a stale L1 line.
   __threadfence();
+  const int grid = static_cast<int>(gridDim.x);
+  if (grid <= 32) {
+    // Few lists (the grid of a small input): warp 0 alone, lane b holding block b's list,
+    // merges them in ceil(log2(grid)) butterfly rounds, not the whole block merge again.
+    if (tid >= 32) return false;
+    if (tid < grid) {
+      const C* mine = partials + std::size_t(tid) * P;
+#pragma unroll
+      for (int i = 0; i < P; ++i) list[i] = mine[i];
+    } else {
+      fill_empty(list, rank);
+    }
+    int lanes = 1;
+    while (lanes < grid) lanes *= 2;
+#pragma unroll 1
+    for (int mask = lanes / 2; mask > 0; mask /= 2) merge_with_lane(list, mask, rank);
+    if (tid == 0) reset_counter(scratch.counter);
+    return tid == 0;
+  }
   fill_empty(list, rank);
-  for (int b = tid; b < static_cast<int>(gridDim.x); b += Threads) {
+  for (int b = tid; b < grid; b += Threads) {
     const C* other = partials + std::size_t(b) * P;
     merge_with(list, [other](int j) { return other[j]; }, rank);
   }

@@ -22,7 +22,7 @@ bool launch_copy_if(const char* algorithm, const Policy& policy, const device_co
     if (n > shape.max_items) return false;
     const std::int64_t tile = std::int64_t(shape.policy.threads) * shape.policy.items_per_thread;
     const std::int64_t tiles = n > 0 ? (n + tile - 1) / tile : 1;
-    launch_single_pass<kernel>(algorithm, ctx, stream, shape, tiles, 0, first, n, select, result, count);
+    launch_single_pass<kernel>(algorithm, ctx, stream, shape, tiles, 1, 0, first, n, select, result, count);
   } else {
     constexpr auto kernel = stable_copy_if_kernel<Selector, It, Select, OutIt, CountOut>;
     const kernel_shape shape = shape_of<Selector, kernel>(algorithm, ctx);

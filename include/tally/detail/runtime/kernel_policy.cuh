@@ -37,6 +37,7 @@ namespace detail {
 template <tuning::kernel_class Kind, int ValueBytes, int ListSize, backend_id Forced, int ForcedThreads,
           int ForcedItems, bool AtomicAllowed = true>
 struct selector {
+  static constexpr tuning::kernel_class kind = Kind;
   TALLY_HOST_DEVICE static constexpr tuning::rule rule_for(int arch) {
     tuning::rule r = tuning::select_rule(arch, Kind, ValueBytes, ListSize);
     if (tuning::is_small_class(Kind) && !tuning::is_valid(r.policy)) {
@@ -80,6 +81,18 @@ __host__ __device__ constexpr tuning::launch_policy compiled_policy() {
   return Selector::for_arch(TALLY_COMPILED_ARCH);
 }
 
+/// Whether kernels of class `kind` run at most one block per SM. The top-k kernels do
+/// (top_k<1>/<2> as a reduction of packed pairs, top_k<K> at large sizes): each block
+/// ends with a merge or an atomic insert whose cost does not shrink with the block's
+/// share of the input, so more blocks cost more than the occupancy gives back. The H100
+/// A/B of 2026-11-25 (docs/performance.md#small-inputs): top_k<2> at 2^22 1.17x dd57f55's
+/// time with two 1024-thread blocks per SM, 1.00x with one (dd57f55's kernel used more
+/// registers and had one); top_k<8> at 2^22..2^24 8-17% faster with one than with two.
+TALLY_HOST_DEVICE constexpr bool one_block_per_sm(tuning::kernel_class kind) {
+  return kind == tuning::kernel_class::top2 || kind == tuning::kernel_class::top2_small ||
+         kind == tuning::kernel_class::top_k;
+}
+
 /// What the host knows of a kernel on a device, read once per (kernel, device).
 struct kernel_shape {
   int arch;                       ///< the kernel's compiled architecture (ptxVersion)
@@ -106,7 +119,7 @@ kernel_shape shape_of(const char* algorithm, const device_context& ctx) {
     throw_error(algorithm, "no tuning rule covers this call on this architecture (a bug in a tuning table)");
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&shape.blocks_per_sm, Kernel, shape.policy.threads, 0),
         algorithm, "cannot compute the kernel's occupancy");
-  if (shape.blocks_per_sm < 1) shape.blocks_per_sm = 1;
+  if (shape.blocks_per_sm < 1 || one_block_per_sm(Selector::kind)) shape.blocks_per_sm = 1;
   shape.max_items = Selector::max_items(shape.arch);
   if (cacheable) {
     static std::mutex mutex;

@@ -11,11 +11,21 @@
 TALLY_NAMESPACE_BEGIN
 namespace detail {
 
-/// The grid of a single-pass kernel over `full_tiles` full tiles.
-inline int single_pass_grid(const device_context& ctx, const kernel_shape& shape, std::int64_t full_tiles) {
+/// The grid of a single-pass kernel over `full_tiles` full tiles: one block per tile, at
+/// most the blocks resident at once, and one block for up to `one_block_tiles` tiles.
+inline int single_pass_grid(const device_context& ctx, const kernel_shape& shape, std::int64_t full_tiles,
+                            int one_block_tiles = 1) {
   const std::int64_t max_grid = std::int64_t(ctx.sm_count) * shape.blocks_per_sm;
-  return static_cast<int>(full_tiles < 1 ? 1 : (full_tiles < max_grid ? full_tiles : max_grid));
+  return static_cast<int>(full_tiles <= one_block_tiles ? 1 : (full_tiles < max_grid ? full_tiles : max_grid));
 }
+
+/// one_block_tiles for kernels whose blocks meet in a last-block combine (reductions,
+/// extrema, top_k): up to two full tiles run in one block. A second tile costs that block
+/// one more round of loads; a second block costs the combine (a partial written, an
+/// atomic, a fence, the partials read again), which at these sizes is the larger: the
+/// H100 A/B of 2026-11-25 (docs/performance.md#small-inputs) ran max_element and top_k<2>
+/// at 2^12 and float sums at 2^14 (two tiles each) 4-10% faster in one block.
+inline constexpr int combine_one_block_tiles = 2;
 
 /// Launches a single-pass kernel whose last parameter is a scratch_view, with `grid`
 /// blocks. One block needs neither the counter nor partials; more get scratch with
@@ -38,9 +48,9 @@ void launch_with_scratch(const char* algorithm, const device_context& ctx, cudaS
 /// launch_with_scratch with the grid of single_pass_grid.
 template <auto Kernel, class... Args>
 void launch_single_pass(const char* algorithm, const device_context& ctx, cudaStream_t stream,
-                        const kernel_shape& shape, std::int64_t full_tiles, std::size_t partial_bytes_per_block,
-                        const Args&... args) {
-  launch_with_scratch<Kernel>(algorithm, ctx, stream, shape, single_pass_grid(ctx, shape, full_tiles),
+                        const kernel_shape& shape, std::int64_t full_tiles, int one_block_tiles,
+                        std::size_t partial_bytes_per_block, const Args&... args) {
+  launch_with_scratch<Kernel>(algorithm, ctx, stream, shape, single_pass_grid(ctx, shape, full_tiles, one_block_tiles),
                               partial_bytes_per_block, args...);
 }
 

@@ -29,8 +29,8 @@ bool launch_top_k_with(const char* algorithm, const Policy& policy, const device
   const std::int64_t full_tiles = (n - in.head) / (std::int64_t(p.threads) * p.items_per_thread);
   const std::size_t list_bytes = p.backend == backend_id::atomic ? backend_atomic::top_k_partial_bytes<C>(list_size)
                                                                  : backend_warp_shuffle::top_k_partial_bytes<C>(list_size);
-  launch_single_pass<kernel>(algorithm, ctx, policy.stream(), shape, full_tiles, list_bytes, in, rank, values,
-                             indices);
+  launch_single_pass<kernel>(algorithm, ctx, policy.stream(), shape, full_tiles, combine_one_block_tiles, list_bytes,
+                             in, rank, values, indices);
   return true;
 }
 
