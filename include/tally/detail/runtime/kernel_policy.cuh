@@ -81,16 +81,15 @@ __host__ __device__ constexpr tuning::launch_policy compiled_policy() {
   return Selector::for_arch(TALLY_COMPILED_ARCH);
 }
 
-/// Whether kernels of class `kind` run at most one block per SM. The top-k kernels do
-/// (top_k<1>/<2> as a reduction of packed pairs, top_k<K> at large sizes): each block
-/// ends with a merge or an atomic insert whose cost does not shrink with the block's
-/// share of the input, so more blocks cost more than the occupancy gives back. The H100
-/// A/B of 2026-11-25 (docs/performance.md#small-inputs): top_k<2> at 2^22 1.17x dd57f55's
-/// time with two 1024-thread blocks per SM, 1.00x with one (dd57f55's kernel used more
-/// registers and had one); top_k<8> at 2^22..2^24 8-17% faster with one than with two.
+/// Whether kernels of class `kind` run at most one block per SM: top_k<1> and <2> (a
+/// reduction of packed pairs) do. Each block ends with an atomic insert into the slot whose
+/// cost does not shrink with the block's share of the input; the H100 A/B of 2026-11-25
+/// (docs/performance.md#small-inputs) ran top_k<2> at 2^22 at 1.11-1.17x dd57f55's time
+/// with two 1024-thread blocks per SM and 1.00x with one (dd57f55's kernel used more
+/// registers and had one). top_k<K> lists do not: one block per SM made float top_k<8>
+/// 8-19% faster at 2^22..2^28 but int32 top_k<8> (ties) 3-5% slower at 2^26..2^28.
 TALLY_HOST_DEVICE constexpr bool one_block_per_sm(tuning::kernel_class kind) {
-  return kind == tuning::kernel_class::top2 || kind == tuning::kernel_class::top2_small ||
-         kind == tuning::kernel_class::top_k;
+  return kind == tuning::kernel_class::top2 || kind == tuning::kernel_class::top2_small;
 }
 
 /// What the host knows of a kernel on a device, read once per (kernel, device).
