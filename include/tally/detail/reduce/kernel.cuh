@@ -29,8 +29,7 @@ struct has_seeds<Plan, Out,
                      std::declval<typename Plan::accumulator&>(), std::declval<Out>()))>> : std::true_type {};
 
 template <class Selector, class Plan, class It, class Out>
-TALLY_KERNEL void __launch_bounds__(compiled_policy<Selector>().threads)
-    reduce_kernel(input_range<It> in, Plan plan, Out out, scratch_view scratch) {
+__device__ TALLY_FORCEINLINE void reduce_body(input_range<It> in, Plan plan, Out out, scratch_view scratch) {
   constexpr tuning::launch_policy policy = compiled_policy<Selector>();
   static_assert(tuning::is_valid(policy),
                 "tally: no valid launch policy for this reduction (a tuning table without a rule for it?)");
@@ -52,6 +51,13 @@ TALLY_KERNEL void __launch_bounds__(compiled_policy<Selector>().threads)
     backend_shared_memory::reduce<policy.threads>(acc, valid, plan.op, plan.finish, out, scratch);
   else
     backend_warp_shuffle::reduce<policy.threads>(acc, valid, plan.op, plan.finish, out, scratch);
+}
+
+template <class Selector, class Plan, class It, class Out>
+TALLY_KERNEL void __launch_bounds__(compiled_policy<Selector>().threads)
+    reduce_kernel(input_range<It> in, Plan plan, Out out, scratch_view scratch) {
+  // A small-input kernel that this architecture has no rule for is never launched: no body.
+  if constexpr (kernel_launches<Selector>()) reduce_body<Selector, Plan, It, Out>(in, plan, out, scratch);
 }
 
 }  // namespace detail

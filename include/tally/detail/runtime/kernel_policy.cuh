@@ -58,7 +58,7 @@ struct selector {
   }
   /// The most items this kernel runs for: a small-input class's limit, -1 where it has
   /// none (never launched), and every size for the other classes.
-  static constexpr std::int64_t max_items(int arch) {
+  TALLY_HOST_DEVICE static constexpr std::int64_t max_items(int arch) {
     if (!tuning::is_small_class(Kind)) return INT64_MAX;
     const int log2 = rule_for(arch).max_items_log2;
     return log2 < 0 ? -1 : log2 >= 63 ? INT64_MAX : (std::int64_t(1) << log2);
@@ -90,6 +90,15 @@ __host__ __device__ constexpr tuning::launch_policy compiled_policy() {
 /// 8-19% faster at 2^22..2^28 but int32 top_k<8> (ties) 3-5% slower at 2^26..2^28.
 TALLY_HOST_DEVICE constexpr bool one_block_per_sm(tuning::kernel_class kind) {
   return kind == tuning::kernel_class::top2 || kind == tuning::kernel_class::top2_small;
+}
+
+/// Whether the kernel compiled from Selector for the architecture being compiled is ever
+/// launched: not a small-input kernel that the architecture's tables have no rule for
+/// (max_items < 0). Such a kernel is compiled with an empty body, so that a call site pays
+/// for the second kernel only where the table has one.
+template <class Selector>
+__host__ __device__ constexpr bool kernel_launches() {
+  return Selector::max_items(TALLY_COMPILED_ARCH) >= 0;
 }
 
 /// What the host knows of a kernel on a device, read once per (kernel, device).
