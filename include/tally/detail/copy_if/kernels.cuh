@@ -194,8 +194,8 @@ inline constexpr int copy_if_min_blocks =
 /// long published (waiting for a tile whose block is itself waiting would chain the
 /// blocks into a convoy). Two staging buffers hold the two tiles' items.
 template <class Selector, class It, class Select, class OutIt, class CountOut>
-__device__ TALLY_FORCEINLINE void stable_copy_if_body(It first, std::int64_t n, Select select, OutIt result, CountOut count,
-                          unsigned int status_epoch, scratch_view scratch) {
+__device__ TALLY_FORCEINLINE void stable_copy_if_body(It first, std::int64_t n, Select select, OutIt result,
+                                                     CountOut count, unsigned int status_epoch, scratch_view scratch) {
   constexpr tuning::launch_policy policy = compiled_policy<Selector>();
   static_assert(tuning::is_valid(policy),
                 "tally: no valid launch policy for this copy_if (a tuning table without a rule for it?)");
@@ -297,14 +297,15 @@ TALLY_KERNEL void __launch_bounds__(compiled_policy<Selector>().threads,
     stable_copy_if_kernel(It first, std::int64_t n, Select select, OutIt result, CountOut count,
                           unsigned int status_epoch, scratch_view scratch) {
   // A small-input kernel that this architecture has no rule for is never launched: no body.
-  if constexpr (kernel_launches<Selector>()) stable_copy_if_body<Selector, It, Select, OutIt, CountOut>(first, n, select, result, count, status_epoch, scratch);
+  if constexpr (kernel_launches<Selector>())
+    stable_copy_if_body<Selector, It, Select, OutIt, CountOut>(first, n, select, result, count, status_epoch, scratch);
 }
 
 /// Unordered copy_if. scratch (when the grid has more than one block): the counter of
 /// finished blocks and the slot (a 64-bit output counter), zero between calls.
 template <class Selector, class It, class Select, class OutIt, class CountOut>
-__device__ TALLY_FORCEINLINE void unordered_copy_if_body(It first, std::int64_t n, Select select, OutIt result, CountOut count,
-                             scratch_view scratch) {
+__device__ TALLY_FORCEINLINE void unordered_copy_if_body(It first, std::int64_t n, Select select, OutIt result,
+                                                        CountOut count, scratch_view scratch) {
   constexpr tuning::launch_policy policy = compiled_policy<Selector>();
   static_assert(tuning::is_valid(policy),
                 "tally: no valid launch policy for this copy_if (a tuning table without a rule for it?)");
@@ -365,7 +366,8 @@ TALLY_KERNEL void __launch_bounds__(compiled_policy<Selector>().threads,
     unordered_copy_if_kernel(It first, std::int64_t n, Select select, OutIt result, CountOut count,
                              scratch_view scratch) {
   // A small-input kernel that this architecture has no rule for is never launched: no body.
-  if constexpr (kernel_launches<Selector>()) unordered_copy_if_body<Selector, It, Select, OutIt, CountOut>(first, n, select, result, count, scratch);
+  if constexpr (kernel_launches<Selector>())
+    unordered_copy_if_body<Selector, It, Select, OutIt, CountOut>(first, n, select, result, count, scratch);
 }
 
 }  // namespace detail

@@ -70,7 +70,8 @@ __device__ void write_top_k(const C (&list)[P], const Rank& rank, const input_ra
 }
 
 template <class Selector, int K, class Rank, class It, class ValueOut, class IndexOut>
-__device__ TALLY_FORCEINLINE void top_k_body(input_range<It> in, Rank rank, ValueOut values, IndexOut indices, scratch_view scratch) {
+__device__ TALLY_FORCEINLINE void top_k_body(input_range<It> in, Rank rank, ValueOut values, IndexOut indices,
+                                             scratch_view scratch) {
   constexpr tuning::launch_policy policy = compiled_policy<Selector>();
   static_assert(tuning::is_valid(policy),
                 "tally: no valid launch policy for this top_k (a tuning table without a rule for it?)");
@@ -114,7 +115,8 @@ template <class Selector, int K, class Rank, class It, class ValueOut, class Ind
 TALLY_KERNEL void __launch_bounds__(compiled_policy<Selector>().threads)
     top_k_kernel(input_range<It> in, Rank rank, ValueOut values, IndexOut indices, scratch_view scratch) {
   // A small-input kernel that this architecture has no rule for is never launched: no body.
-  if constexpr (kernel_launches<Selector>()) top_k_body<Selector, K, Rank, It, ValueOut, IndexOut>(in, rank, values, indices, scratch);
+  if constexpr (kernel_launches<Selector>())
+    top_k_body<Selector, K, Rank, It, ValueOut, IndexOut>(in, rank, values, indices, scratch);
 }
 
 }  // namespace detail
