@@ -1,0 +1,114 @@
+#pragma once
+/// @file
+/// The calls of the A/B, written once and compiled against each version of tally:
+/// ab_old.cu includes it with the baseline's headers first on the include path and
+/// `-Dtally=tally_old` (so both versions link into one program), ab_new.cu with the
+/// working tree's. Only the public API is used, so any version with DESIGN.md's names
+/// compiles it. AB_VERSION names the version ("old" or "new"); AB_AUTOMATIC adds the calls
+/// under the automatic policy, AB_VARIANTS (a file of entries) calls with forced shapes
+/// (tune<>), the candidates for a tuning table's rule. Several translation units share the
+/// variants, so that a parallel build compiles them at once.
+
+#include "ab.hpp"
+
+#include <tally/tally.cuh>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+namespace {
+
+struct at_least_int {
+  int bar;
+  __host__ __device__ bool operator()(int x) const { return x >= bar; }
+};
+struct at_least_float {
+  float bar;
+  __host__ __device__ bool operator()(float x) const { return x >= bar; }
+};
+
+template <class T>
+const T* items(const void* in) {
+  return static_cast<const T*>(in);
+}
+template <class T>
+T* out_of(const tally_ab::buffers& b) {
+  return static_cast<T*>(b.out);
+}
+
+template <class T, class Policy>
+void sum(const Policy& p, const void* in, std::int64_t n, const tally_ab::buffers& b) {
+  tally::reduce_into(p, items<T>(in), items<T>(in) + n, out_of<T>(b), T(0), tally::plus<T>{});
+}
+template <class Policy>
+void float_max(const Policy& p, const void* in, std::int64_t n, const tally_ab::buffers& b) {
+  tally::reduce_into(p, items<float>(in), items<float>(in) + n, out_of<float>(b),
+                     -std::numeric_limits<float>::infinity(), tally::maximum<float>{});
+}
+template <class T, class Policy>
+void argmax(const Policy& p, const void* in, std::int64_t n, const tally_ab::buffers& b) {
+  tally::max_element_into(p, items<T>(in), items<T>(in) + n, b.index);
+}
+template <class T, class Policy>
+void argmin(const Policy& p, const void* in, std::int64_t n, const tally_ab::buffers& b) {
+  tally::min_element_into(p, items<T>(in), items<T>(in) + n, b.index);
+}
+template <int K, class T, class Policy>
+void top(const Policy& p, const void* in, std::int64_t n, const tally_ab::buffers& b) {
+  tally::top_k_into<K>(p, items<T>(in), items<T>(in) + n, out_of<T>(b), b.index);
+}
+template <class T, class Policy>
+void pick(const Policy& p, const void* in, std::int64_t n, const tally_ab::buffers& b) {
+  if constexpr (std::is_same_v<T, int>)
+    tally::copy_if_into(p, items<T>(in), items<T>(in) + n, out_of<T>(b), b.count, at_least_int{2});
+  else
+    tally::copy_if_into(p, items<T>(in), items<T>(in) + n, out_of<T>(b), b.count, at_least_float{0.5f});
+}
+
+// One entry: the case, the implementation's name, and a call of `fn` under a policy.
+#define AB_CALL(case_name, impl, policy, ...)                                                    \
+  tally_ab::entry {                                                                              \
+    AB_VERSION, case_name, impl, [](const void* in, std::int64_t n, const tally_ab::buffers& b, cudaStream_t s) { \
+      __VA_ARGS__(policy, in, n, b);                                                             \
+    }                                                                                            \
+  }
+#define AB_AUTO(case_name, ...) AB_CALL(case_name, "auto", tally::par.on(s), __VA_ARGS__)
+// A forced shape: backend (ws, sm, at), threads, items per thread.
+// (The policy is parenthesised: the comma of tune<t, i> would split the macro's arguments.)
+#define AB_WS(case_name, t, i, ...) \
+  AB_CALL(case_name, "ws " #t "x" #i, (tally::par.on(s).with(tally::backend::warp_shuffle).tune<t, i>()), __VA_ARGS__)
+#define AB_SM(case_name, t, i, ...) \
+  AB_CALL(case_name, "sm " #t "x" #i, (tally::par.on(s).with(tally::backend::shared_memory).tune<t, i>()), __VA_ARGS__)
+#define AB_AT(case_name, t, i, ...) \
+  AB_CALL(case_name, "at " #t "x" #i, (tally::par.on(s).with(tally::backend::atomic).tune<t, i>()), __VA_ARGS__)
+
+const tally_ab::entry ab_table[] = {
+#ifdef AB_AUTOMATIC
+    AB_AUTO("int32_sum", sum<int>),
+    AB_AUTO("float_sum", sum<float>),
+    AB_AUTO("double_sum", sum<double>),
+    AB_AUTO("float_max", float_max),
+    AB_AUTO("float_argmax", argmax<float>),
+    AB_AUTO("float_argmin", argmin<float>),
+    AB_AUTO("int32_argmax", argmax<int>),
+    AB_AUTO("float_top2", top<2, float>),
+    AB_AUTO("float_top8", top<8, float>),
+    AB_AUTO("float_top32", top<32, float>),
+    AB_AUTO("int32_top2", top<2, int>),
+    AB_AUTO("int32_top8", top<8, int>),
+    AB_AUTO("int32_top32", top<32, int>),
+    AB_AUTO("int32_copy_if", pick<int>),
+    AB_AUTO("float_copy_if", pick<float>),
+    AB_CALL("int32_unordered", "auto", (tally::par.on(s).unordered()), pick<int>),
+    AB_CALL("float_unordered", "auto", (tally::par.on(s).unordered()), pick<float>),
+#endif
+#ifdef AB_VARIANTS
+#include AB_VARIANTS
+#endif
+};
+
+const tally_ab::registrar ab_registered(ab_table, int(sizeof(ab_table) / sizeof(ab_table[0])));
+
+}  // namespace
