@@ -289,6 +289,7 @@ __device__ TALLY_FORCEINLINE void stable_copy_if_body(It first, std::int64_t n, 
   }
 }
 
+TALLY_KERNELS_BEGIN
 template <class Selector, class It, class Select, class OutIt, class CountOut>
 TALLY_KERNEL void __launch_bounds__(compiled_policy<Selector>().threads,
                                     copy_if_min_blocks<compiled_policy<Selector>().threads,
@@ -300,6 +301,8 @@ TALLY_KERNEL void __launch_bounds__(compiled_policy<Selector>().threads,
   if constexpr (kernel_launches<Selector>())
     stable_copy_if_body<Selector, It, Select, OutIt, CountOut>(first, n, select, result, count, status_epoch, scratch);
 }
+TALLY_KERNELS_END
+using kernels::stable_copy_if_kernel;
 
 /// Unordered copy_if. scratch (when the grid has more than one block): the counter of
 /// finished blocks and the slot (a 64-bit output counter), zero between calls.
@@ -358,6 +361,7 @@ __device__ TALLY_FORCEINLINE void unordered_copy_if_body(It first, std::int64_t 
   }
 }
 
+TALLY_KERNELS_BEGIN
 template <class Selector, class It, class Select, class OutIt, class CountOut>
 TALLY_KERNEL void __launch_bounds__(compiled_policy<Selector>().threads,
                                     copy_if_min_blocks<compiled_policy<Selector>().threads,
@@ -369,6 +373,8 @@ TALLY_KERNEL void __launch_bounds__(compiled_policy<Selector>().threads,
   if constexpr (kernel_launches<Selector>())
     unordered_copy_if_body<Selector, It, Select, OutIt, CountOut>(first, n, select, result, count, scratch);
 }
+TALLY_KERNELS_END
+using kernels::unordered_copy_if_kernel;
 
 }  // namespace detail
 TALLY_NAMESPACE_END

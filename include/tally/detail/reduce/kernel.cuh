@@ -53,12 +53,15 @@ __device__ TALLY_FORCEINLINE void reduce_body(input_range<It> in, Plan plan, Out
     backend_warp_shuffle::reduce<policy.threads>(acc, valid, plan.op, plan.finish, out, scratch);
 }
 
+TALLY_KERNELS_BEGIN
 template <class Selector, class Plan, class It, class Out>
 TALLY_KERNEL void __launch_bounds__(compiled_policy<Selector>().threads)
     reduce_kernel(input_range<It> in, Plan plan, Out out, scratch_view scratch) {
   // A small-input kernel that this architecture has no rule for is never launched: no body.
   if constexpr (kernel_launches<Selector>()) reduce_body<Selector, Plan, It, Out>(in, plan, out, scratch);
 }
+TALLY_KERNELS_END
+using kernels::reduce_kernel;
 
 }  // namespace detail
 TALLY_NAMESPACE_END

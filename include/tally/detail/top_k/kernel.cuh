@@ -111,6 +111,7 @@ __device__ TALLY_FORCEINLINE void top_k_body(input_range<It> in, Rank rank, Valu
   if (done) write_top_k<K>(list, rank, in, values, indices);
 }
 
+TALLY_KERNELS_BEGIN
 template <class Selector, int K, class Rank, class It, class ValueOut, class IndexOut>
 TALLY_KERNEL void __launch_bounds__(compiled_policy<Selector>().threads)
     top_k_kernel(input_range<It> in, Rank rank, ValueOut values, IndexOut indices, scratch_view scratch) {
@@ -118,6 +119,8 @@ TALLY_KERNEL void __launch_bounds__(compiled_policy<Selector>().threads)
   if constexpr (kernel_launches<Selector>())
     top_k_body<Selector, K, Rank, It, ValueOut, IndexOut>(in, rank, values, indices, scratch);
 }
+TALLY_KERNELS_END
+using kernels::top_k_kernel;
 
 }  // namespace detail
 TALLY_NAMESPACE_END
