@@ -4,7 +4,8 @@
 ///
 /// @code
 /// tally::par                                   // CUDA, default stream, automatic backend
-/// tally::par.on(stream)                        // the same on a cudaStream_t
+/// tally::par.on(stream)                        // the same on a cudaStream_t or cuda::stream_ref
+/// tally::par.memory(resource)                  // scratch from a stream-ordered memory resource
 /// tally::par.with(tally::backend::atomic)      // force a backend: atomic, shared_memory,
 ///                                              //   warp_shuffle, automatic
 /// tally::par.tune<256, 16>()                   // threads per block, items per thread
@@ -13,9 +14,12 @@
 /// tally::host                                  // sequential CPU reference, same semantics
 /// @endcode
 /// Modifiers compose in any order. A policy is a small value: the backend, the tuning
-/// and the flags are part of its type, the stream is data.
+/// and the flags are part of its type, the stream and the memory resource are data.
 
 #include <tally/detail/config.cuh>
+#include <tally/detail/runtime/scratch_resource.cuh>
+
+#include <cuda/stream_ref>
 
 #include <type_traits>
 
@@ -86,16 +90,29 @@ class device_policy {
   static constexpr bool is_unordered = Unordered;
 
   constexpr device_policy() = default;
-  constexpr explicit device_policy(cudaStream_t stream) : stream_(stream) {}
+  constexpr explicit device_policy(cudaStream_t stream, detail::scratch_resource resource = {})
+      : stream_(stream), resource_(resource) {}
 
   /// The same policy on `stream`; work is ordered on that stream only.
-  constexpr device_policy on(cudaStream_t stream) const { return device_policy(stream); }
+  constexpr device_policy on(cudaStream_t stream) const { return device_policy(stream, resource_); }
+  /// The same policy on `stream` (CCCL's non-owning stream reference).
+  device_policy on(cuda::stream_ref stream) const { return device_policy(stream.get(), resource_); }
+
+  /// The same policy taking its scratch memory (counters, per-block partials, copy_if's tile
+  /// states) from `resource`, a stream-ordered memory resource (CCCL's `cuda::mr` interface:
+  /// RMM's resources, a framework's caching allocator): asked on the call's stream and given
+  /// back on it after the call's work, once per call, instead of tally's per-stream cache.
+  /// The policy holds a reference: `resource` must outlive the calls made with it.
+  template <class Resource>
+  device_policy memory(Resource& resource) const {
+    return device_policy(stream_, detail::make_scratch_resource(resource));
+  }
 
   /// The same policy forced onto one backend (`tally::backend::atomic`, ...).
   template <class B>
   constexpr device_policy<B, Tuning, Deterministic, Unordered> with(B) const {
     static_assert(detail::is_backend_tag_v<B>, "tally: with() takes tally::backend::atomic, shared_memory, warp_shuffle or automatic");
-    return device_policy<B, Tuning, Deterministic, Unordered>(stream_);
+    return device_policy<B, Tuning, Deterministic, Unordered>(stream_, resource_);
   }
 
   /// The same policy with a fixed launch shape: Threads per block, ItemsPerThread each.
@@ -105,24 +122,28 @@ class device_policy {
     static_assert(Threads <= 1024, "tally: tune<Threads, Items>(): Threads must be at most 1024 (the CUDA block limit)");
     static_assert(ItemsPerThread >= 1, "tally: tune<Threads, Items>(): Items per thread must be at least 1");
     static_assert(ItemsPerThread <= 64, "tally: tune<Threads, Items>(): Items per thread must be at most 64 (they are held in registers)");
-    return device_policy<Backend, detail::fixed_tuning<Threads, ItemsPerThread>, Deterministic, Unordered>(stream_);
+    return device_policy<Backend, detail::fixed_tuning<Threads, ItemsPerThread>, Deterministic, Unordered>(stream_,
+                                                                                                       resource_);
   }
 
   /// The same policy, restricted to bitwise reproducible results.
   constexpr device_policy<Backend, Tuning, true, Unordered> deterministic() const {
-    return device_policy<Backend, Tuning, true, Unordered>(stream_);
+    return device_policy<Backend, Tuning, true, Unordered>(stream_, resource_);
   }
 
   /// The same policy, allowed to reorder outputs (copy_if).
   constexpr device_policy<Backend, Tuning, Deterministic, true> unordered() const {
-    return device_policy<Backend, Tuning, Deterministic, true>(stream_);
+    return device_policy<Backend, Tuning, Deterministic, true>(stream_, resource_);
   }
 
   /// The stream the work is ordered on.
   constexpr cudaStream_t stream() const { return stream_; }
+  /// The caller's memory resource for scratch, if memory() gave one (else empty).
+  constexpr const detail::scratch_resource& resource() const { return resource_; }
 
  private:
   cudaStream_t stream_ = nullptr;
+  detail::scratch_resource resource_{};
 };
 
 /// The sequential CPU reference: the same semantics, on host iterators.

@@ -472,7 +472,7 @@ TEST_CASE("bad input: a scratch request larger than any device's memory is tally
     CAPTURE(bytes);
     for (auto use : {tally::detail::scratch_use::partials, tally::detail::scratch_use::tile_status}) {
       const cudaError_t code = expect_cuda_error("tally::copy_if", "larger than any device's memory", [&] {
-        tally::detail::scratch_lease lease("tally::copy_if", ctx, nullptr, bytes, use);
+        tally::detail::scratch_lease lease("tally::copy_if", ctx, tally::detail::call_stream{}, bytes, use);
       });
       CHECK(code == cudaErrorMemoryAllocation);
     }
@@ -481,7 +481,7 @@ TEST_CASE("bad input: a scratch request larger than any device's memory is tally
     // The largest request that passes goes on to CUDA, which (here, without a device)
     // refuses the stream query: the limit is exact, not a blanket refusal.
     const cudaError_t code = expect_cuda_error("tally::copy_if", "invalid stream", [&] {
-      tally::detail::scratch_lease lease("tally::copy_if", ctx, nullptr, max_scratch_bytes - scratch_header_bytes,
+      tally::detail::scratch_lease lease("tally::copy_if", ctx, tally::detail::call_stream{}, max_scratch_bytes - scratch_header_bytes,
                                          tally::detail::scratch_use::tile_status);
     });
     CHECK(code != cudaErrorMemoryAllocation);

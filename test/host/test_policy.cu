@@ -1,11 +1,13 @@
 // Policy composition (no GPU needed): modifiers compose in any order into the same type,
 // the stream is data, tuning and flags are part of the type.
 #include <tally/policy.cuh>
+#include <tally/detail/runtime/scratch.cuh>
 
 #include <doctest/doctest.h>
 
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -236,4 +238,111 @@ TEST_CASE("policy: is_execution_policy_v and friends") {
   static_assert(!tally::is_device_policy_v<int>);
   static_assert(!tally::is_host_policy_v<int>);
   CHECK(tally::is_execution_policy_v<host_t>);  // at least one runtime assertion per case
+}
+
+namespace {
+
+// Resources that only record what they are asked (no CUDA call): one in CCCL 3.1+'s
+// spelling, one in CCCL 3.0's (and RMM's).
+struct recording_resource {
+  int allocations = 0, deallocations = 0;
+  std::size_t last_bytes = 0, last_alignment = 0;
+  cudaStream_t last_stream{};
+  alignas(256) unsigned char memory[1024];
+  void* allocate(cuda::stream_ref stream, std::size_t bytes, std::size_t alignment) {
+    ++allocations;
+    last_bytes = bytes;
+    last_alignment = alignment;
+    last_stream = stream.get();
+    return memory;
+  }
+  void deallocate(cuda::stream_ref stream, void* p, std::size_t bytes, std::size_t) {
+    ++deallocations;
+    CHECK(p == memory);
+    CHECK(bytes == last_bytes);
+    CHECK(stream.get() == last_stream);
+  }
+};
+
+struct recording_async_resource {
+  int allocations = 0, deallocations = 0;
+  cudaStream_t last_stream{};
+  alignas(256) unsigned char memory[1024];
+  void* allocate_async(std::size_t, std::size_t, cuda::stream_ref stream) {
+    ++allocations;
+    last_stream = stream.get();
+    return memory;
+  }
+  void deallocate_async(void*, std::size_t, std::size_t, cuda::stream_ref stream) {
+    ++deallocations;
+    CHECK(stream.get() == last_stream);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("policy: on(cuda::stream_ref) is on(its stream)") {
+  const cudaStream_t s = fake_stream(0x3000);
+  const auto p = tally::par.on(cuda::stream_ref(s));
+  static_assert(same_v<decltype(p), par_t>);
+  CHECK(p.stream() == s);
+  CHECK(tally::par.tune<128, 8>().on(cuda::stream_ref(s)).stream() == s);
+}
+
+TEST_CASE("policy: memory(resource) is data, survives every modifier, and reaches the resource") {
+  recording_resource r;
+  const cudaStream_t s = fake_stream(0x4000);
+  CHECK(!tally::par.resource());
+
+  // The type does not change, and every later (and earlier) modifier keeps the resource.
+  const auto p = tally::par.memory(r);
+  static_assert(same_v<decltype(p), par_t>);
+  CHECK(p.resource().object == &r);
+  const auto q = tally::par.on(s).memory(r).with(tally::backend::atomic).tune<128, 8>().deterministic().on(s);
+  CHECK(q.resource().object == &r);
+  CHECK(q.stream() == s);
+  CHECK(tally::par.memory(r).unordered().resource().object == &r);
+  CHECK(tally::par.memory(r).on(cuda::stream_ref(s)).resource().object == &r);
+
+  // What tally's scratch code calls goes to the resource, on the policy's stream.
+  const tally::detail::call_stream where = tally::detail::call_stream_of(q);
+  void* m = tally::detail::allocate_on("test", where, 300);
+  CHECK(m == static_cast<void*>(r.memory));
+  CHECK(r.allocations == 1);
+  CHECK(r.last_bytes == 300);
+  CHECK(r.last_alignment == tally::detail::scratch_alignment);
+  CHECK(r.last_stream == s);
+  tally::detail::free_on(where, m, 300);
+  CHECK(r.deallocations == 1);
+
+  // CCCL 3.0's spelling works the same way.
+  recording_async_resource a;
+  const auto pa = tally::par.on(s).memory(a);
+  void* ma = tally::detail::allocate_on("test", tally::detail::call_stream_of(pa), 64);
+  CHECK(ma == static_cast<void*>(a.memory));
+  tally::detail::free_on(tally::detail::call_stream_of(pa), ma, 64);
+  CHECK(a.allocations == 1);
+  CHECK(a.deallocations == 1);
+  CHECK(a.last_stream == s);
+}
+
+TEST_CASE("policy: a resource that fails is a tally::cuda_error naming the algorithm") {
+  struct failing_resource {
+    void* allocate(cuda::stream_ref, std::size_t, std::size_t) { throw std::bad_alloc(); }
+    void deallocate(cuda::stream_ref, void*, std::size_t, std::size_t) {}
+  } failing;
+  struct null_resource {
+    void* allocate(cuda::stream_ref, std::size_t, std::size_t) { return nullptr; }
+    void deallocate(cuda::stream_ref, void*, std::size_t, std::size_t) {}
+  } null;
+  for (const auto& where : {tally::detail::call_stream_of(tally::par.memory(failing)),
+                            tally::detail::call_stream_of(tally::par.memory(null))}) {
+    try {
+      (void)tally::detail::allocate_on("tally::reduce", where, 512);
+      FAIL("no exception");
+    } catch (const tally::cuda_error& e) {
+      CHECK(std::string(e.what()).rfind("tally::reduce: ", 0) == 0);
+      CHECK(e.code() == cudaErrorMemoryAllocation);
+    }
+  }
 }

@@ -15,14 +15,15 @@ namespace detail {
 template <class Selector, class Policy, class It, class Select, class OutIt, class CountOut>
 bool launch_copy_if(const char* algorithm, const Policy& policy, const device_context& ctx, It first,
                     std::int64_t n, Select select, OutIt result, CountOut count) {
-  const cudaStream_t stream = policy.stream();
+  const call_stream where = call_stream_of(policy);
+  const cudaStream_t stream = where.stream;
   if constexpr (Policy::is_unordered) {
     constexpr auto kernel = unordered_copy_if_kernel<Selector, It, Select, OutIt, CountOut>;
     const kernel_shape shape = shape_of<Selector, kernel>(algorithm, ctx);
     if (n > shape.max_items) return false;
     const std::int64_t tile = std::int64_t(shape.policy.threads) * shape.policy.items_per_thread;
     const std::int64_t tiles = n > 0 ? (n + tile - 1) / tile : 1;
-    launch_single_pass<kernel>(algorithm, ctx, stream, shape, tiles, 1, 0, first, n, select, result, count);
+    launch_single_pass<kernel>(algorithm, ctx, where, shape, tiles, 1, 0, first, n, select, result, count);
   } else {
     constexpr auto kernel = stable_copy_if_kernel<Selector, It, Select, OutIt, CountOut>;
     const kernel_shape shape = shape_of<Selector, kernel>(algorithm, ctx);
@@ -41,7 +42,7 @@ bool launch_copy_if(const char* algorithm, const Policy& policy, const device_co
     // The ticket and the counter of finished blocks are zero between calls, as the
     // reductions' counter and slot are (the last block resets them).
     const std::size_t status_bytes = std::size_t(tiles) * sizeof(tile_status::word);
-    scratch_lease lease(algorithm, ctx, stream, status_bytes, scratch_use::tile_status);
+    scratch_lease lease(algorithm, ctx, where, status_bytes, scratch_use::tile_status);
     check(launch_kernel(kernel, ctx.arch, grid, threads, stream, first, n, select, result, count,
                         lease.status_epoch(), lease.view()),
           algorithm, "kernel launch failed");

@@ -9,24 +9,22 @@
 TALLY_NAMESPACE_BEGIN
 namespace detail {
 
-/// Device memory for the carry between the partitions of one call, freed in stream order.
+/// Device memory for the carry between the partitions of one call (from the caller's
+/// memory resource if the policy has one), freed in stream order.
 template <class Carry>
 class carry_buffer {
  public:
-  carry_buffer(const char* algorithm, cudaStream_t stream, bool needed) : stream_(stream) {
+  carry_buffer(const char* algorithm, const call_stream& where, bool needed) : where_(where) {
     if (!needed) return;
-    check(cudaMallocAsync(reinterpret_cast<void**>(&carry_), sizeof(Carry), stream), algorithm,
-          "cannot allocate device memory for the partitions of a long input");
+    carry_ = static_cast<Carry*>(allocate_on(algorithm, where, sizeof(Carry)));
   }
-  ~carry_buffer() {
-    if (carry_) (void)cudaFreeAsync(carry_, stream_);
-  }
+  ~carry_buffer() { free_on(where_, carry_, sizeof(Carry)); }
   carry_buffer(const carry_buffer&) = delete;
   carry_buffer& operator=(const carry_buffer&) = delete;
   Carry* get() const { return carry_; }
 
  private:
-  cudaStream_t stream_;
+  call_stream where_;
   Carry* carry_ = nullptr;
 };
 
@@ -52,7 +50,7 @@ void dispatch_extremum(const char* algorithm, const Policy& policy, const device
   if constexpr (packs_arg_v<V, Compare>) {
     // The largest wins for a max under less and for a min under greater.
     using plan_t = arg_packed_plan<V, Max == is_default_less_v<Compare, V>>;
-    const carry_buffer<packed_carry<V>> carry(algorithm, policy.stream(), n > max_packed_partition);
+    const carry_buffer<packed_carry<V>> carry(algorithm, call_stream_of(policy), n > max_packed_partition);
     for_each_partition(n, max_packed_partition, [&](std::int64_t offset, std::int64_t length) {
       dispatch_plan<kind>(algorithm, policy, ctx, first + offset, length, out,
                           plan_t{{}, {}, {offset, n, carry.get()}});

@@ -39,7 +39,7 @@ bool launch_plan(const char* algorithm, const Policy& policy, const device_conte
   const std::size_t partial_bytes = p.backend == backend_id::atomic
                                         ? backend_atomic::reduce_partial_bytes<T, Op>(shape.arch)
                                         : sizeof(T);
-  launch_single_pass<kernel>(algorithm, ctx, policy.stream(), shape, full_tiles, combine_one_block_tiles,
+  launch_single_pass<kernel>(algorithm, ctx, call_stream_of(policy), shape, full_tiles, combine_one_block_tiles,
                              partial_bytes, in, plan, out);
   return true;
 }

@@ -31,26 +31,27 @@ inline constexpr int combine_one_block_tiles = 2;
 /// blocks. One block needs neither the counter nor partials; more get scratch with
 /// partial_bytes_per_block bytes per block, leased until the launch is queued.
 template <auto Kernel, class... Args>
-void launch_with_scratch(const char* algorithm, const device_context& ctx, cudaStream_t stream,
+void launch_with_scratch(const char* algorithm, const device_context& ctx, const call_stream& where,
                          const kernel_shape& shape, int grid, std::size_t partial_bytes_per_block,
                          const Args&... args) {
   const int threads = shape.policy.threads;
+  const cudaStream_t stream = where.stream;
   if (grid == 1) {
     check(launch_kernel(Kernel, ctx.arch, 1, threads, stream, args..., scratch_view{}), algorithm,
           "kernel launch failed");
     return;
   }
-  scratch_lease lease(algorithm, ctx, stream, std::size_t(grid) * partial_bytes_per_block);
+  scratch_lease lease(algorithm, ctx, where, std::size_t(grid) * partial_bytes_per_block);
   check(launch_kernel(Kernel, ctx.arch, grid, threads, stream, args..., lease.view()), algorithm,
         "kernel launch failed");
 }
 
 /// launch_with_scratch with the grid of single_pass_grid.
 template <auto Kernel, class... Args>
-void launch_single_pass(const char* algorithm, const device_context& ctx, cudaStream_t stream,
+void launch_single_pass(const char* algorithm, const device_context& ctx, const call_stream& where,
                         const kernel_shape& shape, std::int64_t full_tiles, int one_block_tiles,
                         std::size_t partial_bytes_per_block, const Args&... args) {
-  launch_with_scratch<Kernel>(algorithm, ctx, stream, shape, single_pass_grid(ctx, shape, full_tiles, one_block_tiles),
+  launch_with_scratch<Kernel>(algorithm, ctx, where, shape, single_pass_grid(ctx, shape, full_tiles, one_block_tiles),
                               partial_bytes_per_block, args...);
 }
 

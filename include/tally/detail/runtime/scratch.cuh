@@ -24,12 +24,19 @@
 // The blocks are small (O(grid) for the reductions, O(n / 4096) words for copy_if) and
 // live until the process ends, or until tally::release_scratch(stream) frees a stream's
 // (a program that creates and destroys many streams calls it before cudaStreamDestroy).
+//
+// A policy with a memory resource (policy.memory(r), scratch_resource.cuh) bypasses the
+// cache: each launch asks the resource for its scratch on the call's stream, clears it,
+// and gives it back on the stream once the launch is queued (stream order makes that
+// safe), as it does while a stream is being captured into a graph.
 
 #include <tally/detail/runtime/cuda_check.cuh>
 #include <tally/detail/runtime/device_context.cuh>
+#include <tally/detail/runtime/scratch_resource.cuh>
 
 #include <cstddef>
 #include <cstring>
+#include <exception>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -43,6 +50,60 @@ inline constexpr std::size_t scratch_slot_offset = 256;
 /// The slot: the atomic backend's accumulator (16 bytes), or its top_k list (one 8-byte
 /// word per entry, 32 at most), or copy_if's counters.
 inline constexpr std::size_t scratch_slot_bytes = scratch_header_bytes - scratch_slot_offset;
+
+/// Where a call's work and scratch memory go: its stream, and the caller's memory resource
+/// (empty: tally's per-stream cache).
+struct call_stream {
+  cudaStream_t stream = nullptr;
+  scratch_resource resource{};
+};
+
+/// The call_stream of a device policy.
+template <class Policy>
+call_stream call_stream_of(const Policy& policy) {
+  return {policy.stream(), policy.resource()};
+}
+
+/// Alignment of scratch memory asked of a caller's resource (cudaMallocAsync gives 256 too).
+inline constexpr std::size_t scratch_alignment = 256;
+
+/// Device memory of `bytes` bytes on `where.stream`: from the caller's resource, or from
+/// cudaMallocAsync. Throws tally::cuda_error naming `algorithm` when it can't.
+inline void* allocate_on(const char* algorithm, const call_stream& where, std::size_t bytes) {
+  void* memory = nullptr;
+  if (where.resource) {
+    try {
+      memory = where.resource.allocate(where.resource.object, bytes, scratch_alignment, where.stream);
+    } catch (const std::exception& e) {
+      throw cuda_error(std::string(algorithm) + ": the memory resource could not allocate " + std::to_string(bytes) +
+                           " bytes of scratch memory (" + e.what() + ")",
+                       cudaErrorMemoryAllocation);
+    }
+    if (!memory)
+      throw_cuda_error(algorithm, "the memory resource returned no memory for the scratch",
+                       cudaErrorMemoryAllocation);
+    return memory;
+  }
+  const cudaError_t allocated = cudaMallocAsync(&memory, bytes, where.stream);
+  if (allocated != cudaSuccess) {  // say how much: a request beyond the device's memory reads as such
+    const std::string what = "cannot allocate " + std::to_string(bytes) + " bytes of scratch memory";
+    check(allocated, algorithm, what.c_str());
+  }
+  return memory;
+}
+
+/// Gives back memory of allocate_on, in stream order (after the work queued on the stream).
+inline void free_on(const call_stream& where, void* memory, std::size_t bytes) noexcept {
+  if (!memory) return;
+  if (where.resource) {
+    try {
+      where.resource.deallocate(where.resource.object, memory, bytes, scratch_alignment, where.stream);
+    } catch (...) {  // a destructor's path: nothing to report it to
+    }
+  } else {
+    (void)cudaFreeAsync(memory, where.stream);
+  }
+}
 
 struct scratch_view {
   unsigned int* counter;  // finished-block counter; zero between calls
@@ -88,16 +149,17 @@ inline constexpr std::size_t max_scratch_bytes = std::size_t(1) << (8 * sizeof(s
 /// While the stream is being captured into a CUDA graph the cache is not used: the
 /// graph gets scratch of its own (allocation, memset and free nodes on the capturing
 /// stream), so that replays of the graph, wherever they run, share nothing with
-/// direct calls.
+/// direct calls. Nor is it with a caller's memory resource: each launch gets its own.
 class scratch_lease {
  public:
   ///
   /// scratch_use::tile_status: status_epoch() is this launch's epoch (1..max_status_epoch);
   /// the words are cleared on the stream first when their epoch can't be trusted (new
   /// memory is born cleared, other partials were written since, or the epoch wraps).
-  scratch_lease(const char* algorithm, const device_context& ctx, cudaStream_t stream, std::size_t partial_bytes,
+  scratch_lease(const char* algorithm, const device_context& ctx, const call_stream& where, std::size_t partial_bytes,
                 scratch_use use = scratch_use::partials)
-      : stream_(stream) {
+      : where_(where) {
+    const cudaStream_t stream = where.stream;
     if (partial_bytes > max_scratch_bytes - scratch_header_bytes)
       throw_cuda_error(algorithm, "cannot allocate scratch memory: the request is larger than any device's memory",
                        cudaErrorMemoryAllocation);
@@ -106,10 +168,11 @@ class scratch_lease {
     // would invalidate the user's capture.
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     check(cudaStreamIsCapturing(stream, &capture), algorithm, "invalid stream");
-    if (capture == cudaStreamCaptureStatusActive) {
-      owned_ = allocate_zeroed(algorithm, needed, stream);
+    if (capture == cudaStreamCaptureStatusActive || where.resource) {
+      owned_ = allocate_zeroed(algorithm, where, needed);
+      owned_bytes_ = needed;
       set_view(owned_);
-      status_epoch_ = 1;  // every replay allocates and clears its own
+      status_epoch_ = 1;  // every replay (every call) allocates and clears its own
       return;
     }
     unsigned long long stream_id = 0;
@@ -122,7 +185,7 @@ class scratch_lease {
     if (entry.capacity < needed) {
       std::size_t capacity = entry.capacity ? entry.capacity : 4096;
       while (capacity < needed) capacity *= 2;
-      void* memory = allocate_zeroed(algorithm, capacity, stream);
+      void* memory = allocate_zeroed(algorithm, where, capacity);
       if (entry.memory) (void)cudaFreeAsync(entry.memory, stream);  // after the work queued before it
       entry.memory = memory;
       entry.capacity = capacity;
@@ -147,9 +210,7 @@ class scratch_lease {
       status_epoch_ = ++entry.status_epoch;
     }
   }
-  ~scratch_lease() {
-    if (owned_) (void)cudaFreeAsync(owned_, stream_);  // after the launch just queued
-  }
+  ~scratch_lease() { free_on(where_, owned_, owned_bytes_); }  // after the launch just queued
   scratch_lease(const scratch_lease&) = delete;
   scratch_lease& operator=(const scratch_lease&) = delete;
 
@@ -158,16 +219,11 @@ class scratch_lease {
   unsigned int status_epoch() const { return status_epoch_; }
 
  private:
-  static void* allocate_zeroed(const char* algorithm, std::size_t bytes, cudaStream_t stream) {
-    void* memory = nullptr;
-    const cudaError_t allocated = cudaMallocAsync(&memory, bytes, stream);
-    if (allocated != cudaSuccess) {  // say how much: a request beyond the device's memory reads as such
-      const std::string what = "cannot allocate " + std::to_string(bytes) + " bytes of scratch memory";
-      check(allocated, algorithm, what.c_str());
-    }
-    const cudaError_t status = cudaMemsetAsync(memory, 0, bytes, stream);
+  static void* allocate_zeroed(const char* algorithm, const call_stream& where, std::size_t bytes) {
+    void* memory = allocate_on(algorithm, where, bytes);
+    const cudaError_t status = cudaMemsetAsync(memory, 0, bytes, where.stream);
     if (status != cudaSuccess) {
-      (void)cudaFreeAsync(memory, stream);
+      free_on(where, memory, bytes);
       check(status, algorithm, "cannot clear scratch memory");
     }
     return memory;
@@ -177,8 +233,9 @@ class scratch_lease {
     view_ = scratch_view{reinterpret_cast<unsigned int*>(base), base + scratch_slot_offset, base + scratch_header_bytes};
   }
 
-  cudaStream_t stream_;
+  call_stream where_;
   void* owned_ = nullptr;
+  std::size_t owned_bytes_ = 0;
   std::unique_lock<std::mutex> lock_;
   scratch_view view_{};
   unsigned int status_epoch_ = 0;

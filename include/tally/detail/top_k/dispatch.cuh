@@ -29,7 +29,7 @@ bool launch_top_k_with(const char* algorithm, const Policy& policy, const device
   const std::int64_t full_tiles = (n - in.head) / (std::int64_t(p.threads) * p.items_per_thread);
   const std::size_t list_bytes = p.backend == backend_id::atomic ? backend_atomic::top_k_partial_bytes<C>(list_size)
                                                                  : backend_warp_shuffle::top_k_partial_bytes<C>(list_size);
-  launch_single_pass<kernel>(algorithm, ctx, policy.stream(), shape, full_tiles, combine_one_block_tiles, list_bytes,
+  launch_single_pass<kernel>(algorithm, ctx, call_stream_of(policy), shape, full_tiles, combine_one_block_tiles, list_bytes,
                              in, rank, values, indices);
   return true;
 }
@@ -59,7 +59,7 @@ void dispatch_top_k(const char* algorithm, const Policy& policy, const device_co
   // The largest wins under less, the smallest under greater.
   constexpr bool largest_wins = is_default_less_v<Compare, V>;
   if constexpr (top_k_packs_v<V, Compare>) {
-    const carry_buffer<packed_carry<V>> carry(algorithm, policy.stream(), n > max_packed_partition);
+    const carry_buffer<packed_carry<V>> carry(algorithm, call_stream_of(policy), n > max_packed_partition);
     for_each_partition(n, max_packed_partition, [&](std::int64_t offset, std::int64_t length) {
       const It part = first + offset;
       const packed_candidates<V, largest_wins> rank{offset, carry.get()};
