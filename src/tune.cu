@@ -59,8 +59,9 @@ void print_help(std::ostream& out) {
          "µs behind every rule. Classes not searched keep the rules of the compiled table\n"
          "(sm90_table from sm_90 up, sm80_table for sm_80..89, generic_table before).\n"
          "On an sm_90 GPU: --out include/tally/tuning/sm90.cuh, then rebuild. tuning/select.cuh\n"
-         "reads only sm90_table, sm80_table and generic_table: a table written on another\n"
-         "GPU (sm86_table, sm100_table, ...) must be installed there by hand for now.\n"
+         "reads only sm90_table, sm80_table and generic_table: on another GPU (or for an\n"
+         "installed tally), --user-table --out FILE writes a table any program can use by\n"
+         "compiling with -DTALLY_USER_TUNING_HEADER='\"FILE\"'.\n"
          "\n"
          "searched (each candidate is its own kernel, compiled into tally-tune only):\n"
          "  reduce_sum    int32, int64, float, double: atomic / shared_memory / warp_shuffle\n"
@@ -84,6 +85,9 @@ void print_help(std::ostream& out) {
          "                   judged over all of them\n"
          "  --loops N        timed loops per figure (default 5)\n"
          "  --out FILE       the header to write (default: standard output)\n"
+         "  --user-table     write user_table(arch) instead of sm<arch>_table(): a table an\n"
+         "                   installed tally uses when a program is compiled with\n"
+         "                   -DTALLY_USER_TUNING_HEADER='\"FILE\"' (any architecture)\n"
          "  --no-progress    no progress bar\n"
          "  --device N       run on CUDA device N\n"
          "  -h, --help       this text\n";
@@ -239,17 +243,22 @@ int run(const tune_options& o) {
       "that worst ratio.\n" +
       wrap_list(sizes, "sizes:", 92) + "\n" + wrap_list(searched, "searched (candidates):", 92) + "\n" +
       "Rows marked \"kept\" are " + compiled_name + "'s as compiled into tally-tune.";
-  const std::string header = tuning_header(provenance, arch, rows);
+  const std::string header =
+      o.user_table ? user_tuning_header(provenance, arch, rows) : tuning_header(provenance, arch, rows);
   if (o.out.empty()) {
     std::cout << "\n" << header;
   } else {
     std::ofstream f(o.out);
     if (!(f << header)) throw std::runtime_error("cannot write " + o.out);
-    std::cout << "\nwrote " << o.out << " (sm" << arch << "_table)\n";
+    std::cout << "\nwrote " << o.out << (o.user_table ? " (user_table)" : " (sm" + std::to_string(arch) + "_table)")
+              << "\n";
   }
-  if (!table_is_read(arch))
-    std::cout << "note: tuning/select.cuh reads sm90_table, sm80_table and generic_table only; sm" << arch
-              << "_table must be installed there by hand for now.\n";
+  if (o.user_table)
+    std::cout << "use it: compile with -DTALLY_USER_TUNING_HEADER='\"" << (o.out.empty() ? "<file>" : o.out)
+              << "\"' (docs/api/policies.md#your-own-tuning-table)\n";
+  else if (!table_is_read(arch))
+    std::cout << "note: tuning/select.cuh reads sm90_table, sm80_table and generic_table only; for sm" << arch
+              << " write a table of your own with --user-table (docs/api/policies.md#your-own-tuning-table).\n";
   return 0;
 }
 

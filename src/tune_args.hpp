@@ -13,6 +13,7 @@ struct tune_options {
   std::vector<std::string> algos;    ///< empty: all
   std::vector<std::string> types;    ///< empty: all
   std::string out;                   ///< the header to write ("" : standard output)
+  bool user_table = false;           ///< --user-table: write user_table(arch) for TALLY_USER_TUNING_HEADER
   int loops = 5;
   int device = -1;
   bool progress = true;
@@ -44,6 +45,7 @@ inline tune_options parse_tune_args(int argc, char** argv) {
     else if (args.take_value("--loops", value)) o.loops = parse_int_flag("--loops", value, 1, 100);
     else if (args.take_value("--device", value)) o.device = parse_int_flag("--device", value, 0, 1023);
     else if (args.take_switch("--no-progress")) o.progress = false;
+    else if (args.take_switch("--user-table")) o.user_table = true;
     else {
       const std::string a = args.current();
       if (a == "--tolerance" || a == "--max-configs")

@@ -246,4 +246,44 @@ inline std::string tuning_header(const std::string& provenance, int arch, const 
   return out;
 }
 
+/// The header for an installed tally (`tally tune --user-table`): the function
+/// `user_table(arch)` that tuning/select.cuh searches first when a program is compiled with
+/// TALLY_USER_TUNING_HEADER naming this file; `rows` for kernels compiled for `arch`, no
+/// rule for any other architecture.
+inline std::string user_tuning_header(const std::string& provenance, int arch, const std::vector<tune_row>& rows) {
+  std::string out =
+      "#pragma once\n"
+      "/// @file\n"
+      "/// A tally tuning table of your own, written by `tally tune --user-table` for sm_" + std::to_string(arch) +
+      ".\n"
+      "/// Use it by compiling every translation unit that includes tally with\n"
+      "///   -DTALLY_USER_TUNING_HEADER='\"<path of this file>\"'\n"
+      "/// (CMake: target_compile_definitions(app PRIVATE TALLY_USER_TUNING_HEADER=\"<path>\")).\n"
+      "/// Its rules come first for kernels compiled for sm_" + std::to_string(arch) +
+      " (tuning/select.cuh); other architectures and\n"
+      "/// classes without a rule here keep tally's own tables. The format is tuning/policy.cuh.\n"
+      "///\n";
+  std::size_t start = 0;
+  while (start < provenance.size()) {
+    std::size_t end = provenance.find('\n', start);
+    if (end == std::string::npos) end = provenance.size();
+    const std::string line = provenance.substr(start, end - start);
+    out += (line.empty() ? "///" : "/// " + line) + "\n";
+    start = end + 1;
+  }
+  out +=
+      "\n#include <tally/tuning/policy.cuh>\n\n"
+      "TALLY_NAMESPACE_BEGIN\nnamespace tuning {\n\n// clang-format off\n"
+      "TALLY_HOST_DEVICE constexpr rule_table user_table(int arch) {\n"
+      "  if (arch != " + std::to_string(arch) + ") return rule_table{};\n"
+      "  constexpr rule rules[] = {\n";
+  for (const auto& line : rows_cpp(rows)) out += line + "\n";
+  out +=
+      "  };\n"
+      "  return make_table(rules);\n"
+      "}\n"
+      "// clang-format on\n\n}  // namespace tuning\nTALLY_NAMESPACE_END\n";
+  return out;
+}
+
 }  // namespace tally_tool

@@ -255,3 +255,16 @@ TEST_CASE("tuning (tally tune): the header written from the compiled sm_90 table
     at = eol;
   }
 }
+
+TEST_CASE("tuning (tally tune --user-table): the header defines user_table(arch) for one architecture") {
+  using tally_tool::tune_row;
+  const int any = tally_tool::tune_any_size;
+  const std::vector<tune_row> rows = {row("integer_sum", 4, any, "shared_memory", 256, 8, "int32 sum")};
+  const std::string h = tally_tool::user_tuning_header("GPU: test", 89, rows);
+  CHECK(h.rfind("#pragma once\n/// @file\n", 0) == 0);
+  CHECK(h.find("TALLY_USER_TUNING_HEADER") != std::string::npos);  // says how to use it
+  CHECK(h.find("TALLY_HOST_DEVICE constexpr rule_table user_table(int arch) {\n"
+               "  if (arch != 89) return rule_table{};\n  constexpr rule rules[] = {\n") != std::string::npos);
+  CHECK(h.find("{kernel_class::integer_sum,") != std::string::npos);
+  CHECK(h.find("}  // namespace tuning\nTALLY_NAMESPACE_END\n") != std::string::npos);
+}
