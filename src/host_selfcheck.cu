@@ -172,7 +172,7 @@ void corners(report& r) {
 
 }  // namespace
 
-int run_host_selfcheck(std::ostream& out, bool markdown) {
+int run_host_selfcheck(std::ostream& out, bool markdown, int* checks, int* failed) {
   report r;
   for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1000), std::size_t(1) << 20}) {
     sums(r, n);
@@ -181,6 +181,8 @@ int run_host_selfcheck(std::ostream& out, bool markdown) {
   corners(r);
   out << "tally host backend self-check\n" << (markdown ? r.rows.markdown() : r.rows.text());
   out << r.total << " checks, " << r.failed << " failed\n";
+  if (checks) *checks = r.total;
+  if (failed) *failed = r.failed;
   return r.failed == 0 ? 0 : 1;
 }
 

@@ -34,18 +34,24 @@ inline void select_device(int device) {
 }
 
 /// The commit a run was made at: $TALLY_COMMIT, else `git rev-parse --short HEAD` in the
-/// current directory (with "+changes" when the tree differs from it), else "unknown".
+/// source tree the tool was built from (TALLY_SOURCE_DIR; with "+changes" when that tree
+/// differs from its commit), whatever the current directory, else "unknown".
 inline std::string current_commit() {
   if (const char* env = std::getenv("TALLY_COMMIT"); env != nullptr && *env != '\0') return env;
+#ifdef TALLY_SOURCE_DIR
+  const std::string git = std::string("git -C '") + TALLY_SOURCE_DIR + "' ";
+#else
+  const std::string git = "git ";
+#endif
   std::string out;
-  if (FILE* p = popen("git rev-parse --short HEAD 2>/dev/null", "r")) {
+  if (FILE* p = popen((git + "rev-parse --short HEAD 2>/dev/null").c_str(), "r")) {
     char buf[64];
     while (std::fgets(buf, sizeof buf, p)) out += buf;
     pclose(p);
   }
   while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
   if (out.empty()) return "unknown";
-  if (std::system("git diff --quiet HEAD >/dev/null 2>&1") != 0) out += "+changes";
+  if (std::system((git + "diff --quiet HEAD >/dev/null 2>&1").c_str()) != 0) out += "+changes";
   return out;
 }
 

@@ -1,6 +1,7 @@
 // `tally verify`: reads the options, decides between the device checks (a GPU is
 // there) and the host self-check (none is), runs the checks of check_registry.cu and
-// prints one table row per (check, n, backend).
+// prints one table row per (check, n, backend). While it runs, a line per check goes to
+// stderr (the table comes at the end, on stdout); --json writes every row as JSON Lines.
 
 #include "verify.hpp"
 
@@ -10,6 +11,7 @@
 #include "host_selfcheck.hpp"
 #include "tool_common.hpp"
 
+#include <tally_support/bench_report.hpp>
 #include <tally_support/device_info.cuh>
 #include <tally_support/sizes.hpp>
 #include <tally_support/table.hpp>
@@ -18,6 +20,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <fstream>
 #include <iostream>
 #include <set>
 #include <string>
@@ -45,6 +48,8 @@ struct parsed {
   double fuzz_seconds = 0;        ///< --fuzz: > 0 fuzzes for this long instead of the table
   std::uint64_t seed = 0;         ///< --seed (0: from the clock)
   std::uint64_t fuzz_one = 0;     ///< --fuzz-one: replay this case
+  std::string json_path;          ///< --json: every row as JSON Lines
+  bool quiet = false;             ///< --quiet: no progress lines on stderr
   bool help = false;
 };
 
@@ -130,6 +135,11 @@ parsed parse(int argc, char** argv) {
       o.timing = false;
     } else if (args.take_switch("--markdown")) {
       o.markdown = true;
+    } else if (args.take_value("--json", value)) {
+      if (value.empty()) throw usage_error("--json: needs a file name");
+      p.json_path = value;
+    } else if (args.take_switch("--quiet")) {
+      p.quiet = true;
     } else {
       const std::string a = args.current();
       throw usage_error(a.rfind("-", 0) == 0 ? "unknown option '" + a + "'" : "unexpected argument '" + a + "'");
@@ -154,9 +164,46 @@ bool context_broken(std::string& why) {
   return true;
 }
 
-int run_device_checks(const verify_options& o, const std::vector<std::string>& algos) {
+/// Where the rows of a run go besides the table: JSON Lines (--json), one object a row,
+/// each with the run's device, date and commit so that a line stands alone.
+class json_writer {
+ public:
+  json_writer(const std::string& path, const std::string& device, const std::string& date) {
+    if (path.empty()) return;
+    out_.open(path);
+    if (!out_) throw usage_error("--json: cannot write '" + path + "'");
+    head_ = "{\"program\": \"tally verify\", \"device\": " + ts::json_string(device) +
+            ", \"date\": " + ts::json_string(date) + ", \"commit\": " + ts::json_string(current_commit());
+  }
+  void row(const check_row& r) {
+    if (!out_.is_open()) return;
+    const bool timed = r.ok && r.timed;
+    out_ << head_ << ", \"algorithm\": " << ts::json_string(r.algorithm) << ", \"type\": " << ts::json_string(r.type)
+         << ", \"data\": " << ts::json_string(r.data) << ", \"n\": " << r.n << ", \"backend\": "
+         << ts::json_string(r.all_backends ? "(all)" : tally::backend_name(r.backend))
+         << ", \"ok\": " << (r.ok ? "true" : "false");
+    if (timed)
+      out_ << ", \"tally_us\": " << ts::json_number(r.tally_us) << ", \"cub_us\": " << ts::json_number(r.cub_us)
+           << ", \"gbps\": " << ts::json_number(ts::gbps(r.bytes, r.tally_us));
+    if (!r.ok) out_ << ", \"detail\": " << ts::json_string(r.detail);
+    out_ << "}\n" << std::flush;
+  }
+  void summary(const std::string& mode, int total, int failed) {
+    if (!out_.is_open()) return;
+    out_ << head_ << ", \"summary\": " << ts::json_string(mode) << ", \"checks\": " << total
+         << ", \"failed\": " << failed << "}\n" << std::flush;
+  }
+
+ private:
+  std::ofstream out_;
+  std::string head_;
+};
+
+int run_device_checks(const verify_options& o, const std::vector<std::string>& algos, const parsed& p) {
   ts::require_device();
-  std::cout << "tally verify on " << ts::describe(ts::current_device_info()) << ", " << ts::utc_now() << "\n";
+  const std::string device = ts::describe(ts::current_device_info()), date = ts::utc_now();
+  json_writer json(p.json_path, device, date);
+  std::cout << "tally verify on " << device << ", " << date << "\n";
   if (o.timing)
     std::cout << "times: median over " << o.loops
               << " loops of the mean µs per call, inputs rotating over copies that fill 512 MiB; "
@@ -166,8 +213,12 @@ int run_device_checks(const verify_options& o, const std::vector<std::string>& a
   ts::table t({"algorithm", "type", "data", "n", "backend", "result", "µs", "GB/s", "CUB µs", "vs CUB"}, 5);
   std::vector<check_row> failures;
   int total = 0;
+  int entries = 0, entry_number = 0;
+  for (const check_entry& entry : all_checks()) entries += wanted(o, algos, entry);
   for (const check_entry& entry : all_checks()) {
     if (!wanted(o, algos, entry)) continue;
+    ++entry_number;
+    int entry_rows = 0, entry_failed = 0;
     for (std::uint64_t n : o.sizes) {
       std::vector<check_row> rows;
       try {
@@ -191,15 +242,24 @@ int run_device_checks(const verify_options& o, const std::vector<std::string>& a
                    timed ? ts::figure(ts::gbps(r.bytes, r.tally_us)) : "-", timed ? ts::figure(r.cub_us) : "-",
                    timed && r.tally_us > 0 ? ts::fixed(r.cub_us / r.tally_us, 2) + "x" : "-"});
         if (!r.ok) failures.push_back(r);
+        json.row(r);
+        ++entry_rows;
+        entry_failed += !r.ok;
       }
       std::string why;
       if (!failures.empty() && context_broken(why)) {
         std::cout << (o.markdown ? t.markdown() : t.text());
         std::cerr << "tally verify: the CUDA context is broken (" << why << "); stopping\n";
+        json.summary("device checks (stopped: CUDA context broken)", total, int(failures.size()));
         return 1;
       }
     }
+    if (!p.quiet)
+      std::cerr << "tally verify: [" << entry_number << "/" << entries << "] " << entry.algorithm << " "
+                << entry.type_key << " " << entry.data << ": " << entry_rows - entry_failed << " ok"
+                << (entry_failed ? ", " + std::to_string(entry_failed) + " FAILED" : std::string()) << "\n";
   }
+  json.summary("device checks", total, int(failures.size()));
   std::cout << "\n" << (o.markdown ? t.markdown() : t.text()) << "\n";
   for (const check_row& r : failures)
     std::cout << "FAIL " << r.algorithm << " " << r.type << " " << r.data << " n=" << r.n << " "
@@ -227,6 +287,11 @@ void print_verify_help(std::ostream& out) {
          "  --loops N         timed loops per figure (default 3; the median is reported)\n"
          "  --no-timing       check results only\n"
          "  --markdown        print the table as Markdown\n"
+         "  --json FILE       also write every row to FILE as JSON Lines (one object a line:\n"
+         "                    program, device, date, commit, algorithm, type, data, n, backend,\n"
+         "                    ok, and tally_us, cub_us, gbps when timed, detail when failed;\n"
+         "                    a last line with the summary: checks, failed)\n"
+         "  --quiet           no progress lines (one per check, on stderr, as the run goes)\n"
          "  --device N        run on CUDA device N (default: CUDA's default device)\n"
          "  --fuzz SECONDS    differential fuzzing instead of the table: random checks (algorithm,\n"
          "                    operator, type, data pattern and seed, one backend, a size near a\n"
@@ -288,7 +353,15 @@ int verify_main(int argc, char** argv) {
     std::cout << "tally verify: no CUDA device ("
               << (e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount found 0 devices")
               << "); running the host backend self-check instead\n";
-    return run_host_selfcheck(std::cout, p.options.markdown);
+    int checks = 0, failed = 0;
+    const int status = run_host_selfcheck(std::cout, p.options.markdown, &checks, &failed);
+    try {
+      json_writer(p.json_path, "host (no CUDA device)", ts::utc_now()).summary("host self-check", checks, failed);
+    } catch (const usage_error& u) {
+      std::cerr << "tally verify: " << u.what() << "\n";
+      return 2;
+    }
+    return status;
   }
   try {
     if (p.fuzz_one != 0) return run_fuzz_case(p.fuzz_one, p.options);
@@ -296,7 +369,7 @@ int verify_main(int argc, char** argv) {
       ts::require_device();
       return run_fuzz(p.fuzz_seconds, p.seed, p.options);
     }
-    return run_device_checks(p.options, p.algos);
+    return run_device_checks(p.options, p.algos, p);
   } catch (const std::exception& ex) {
     std::cerr << "tally verify: " << ex.what() << "\n";
     return 1;
