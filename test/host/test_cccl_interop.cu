@@ -6,6 +6,12 @@
 // std::vector's) and their raw pointers; and tally::host with the CCCL function objects.
 #include <tally/tally.cuh>
 
+// The test names Thrust's function objects on purpose (users still write them); CCCL 3.5
+// deprecates them in favour of cuda::std::'s, which the host compiler would warn about.
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+
 #include <doctest/doctest.h>
 
 #include <thrust/device_vector.h>
@@ -317,3 +323,12 @@ TEST_CASE("cccl interop: tally::host orders NaN as tally does under CCCL's funct
 }
 
 }  // namespace cccl_interop_test
+
+TEST_CASE("cccl: the build compiled against the CCCL it was configured for") {
+  MESSAGE("CCCL_VERSION " << CCCL_VERSION << ", THRUST_VERSION " << THRUST_VERSION);
+#ifdef TALLY_EXPECT_CCCL_VERSION
+  // scripts/ci-compat.sh configures with CCCL 3.5 first: its headers, not the toolkit's.
+  CHECK(CCCL_VERSION == TALLY_EXPECT_CCCL_VERSION);
+#endif
+  CHECK(CCCL_VERSION >= 3000000);
+}

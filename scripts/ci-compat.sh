@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# CI's compatibility builds, after the README's test command (.ci/run calls this):
+#   archs    the examples (every algorithm, and every backend forced in
+#            policies_and_backends.cu) compiled for sm_80, sm_89, sm_90 and sm_100 with the
+#            toolkit's nvcc: every architecture's tuning rules and kernels must compile.
+#   cccl35   CCCL 3.5 (PyPI nvidia-cuda-cccl 13.3.5.0.6) with the toolkit's nvcc: the host
+#            tests built and run, and GPU_SUBSET built.
+#   nvcc135  nvcc 13.5 (PyPI nvidia-cuda-nvcc and its parts, 13.5.37) with CCCL 3.5: the
+#            host tests built and run, and the examples built (every algorithm; fewer
+#            than GPU_SUBSET, for CI's time).
+# The wheels are downloaded once into .ci-cache/ (ignored by git); nothing is installed.
+#
+# usage: scripts/ci-compat.sh [archs] [cccl35] [nvcc135]   (default: all three)
+# environment: JOBS (default nproc), CI_COMPAT_DIR (default build/compat)
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$(pwd)
+jobs=${JOBS:-$(nproc)}
+out=${CI_COMPAT_DIR:-$root/build/compat}
+cache=$root/.ci-cache
+steps=("$@")
+((${#steps[@]})) || steps=(archs cccl35 nvcc135)
+
+cccl_wheel=nvidia-cuda-cccl==13.3.5.0.6
+nvcc_version=13.5.37
+# GPU tests built against CCCL 3.5: the ones that touch CCCL's interfaces most (function
+# objects and iterators, memory resources, CUB as the reference) and two algorithms; the
+# nvcc135 step's examples compile the others (top_k, the extrema) against CCCL 3.5 too.
+GPU_SUBSET=(test_reduce_float test_copy_if_int test_cccl_interop test_memory_resource)
+
+fetch() {  # wheel spec..., into $cache/<name>: downloaded and unpacked once
+  local dir=$1
+  shift
+  if [[ -f "$cache/$dir/.done" ]]; then return; fi
+  rm -rf "${cache:?}/$dir" && mkdir -p "$cache/$dir"
+  python3 -m pip download --quiet --no-deps --only-binary=:all: -d "$cache/$dir" "$@"
+  (cd "$cache/$dir" && for w in *.whl; do python3 -m zipfile -e "$w" . ; done)
+  touch "$cache/$dir/.done"
+}
+
+configure_and_build() {  # build dir, then cmake arguments...; builds the targets in $targets
+  local dir=$1
+  shift
+  cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >"$dir.configure.log" 2>&1 ||
+    { cat "$dir.configure.log"; return 1; }
+  grep -E "CCCL|CUDA architectures|compiler identification" "$dir.configure.log" || true
+  cmake --build "$dir" --parallel "$jobs" --target "${targets[@]}"
+}
+
+start=$(date +%s)
+mkdir -p "$out"
+for step in "${steps[@]}"; do
+  t0=$(date +%s)
+  case "$step" in
+    archs)
+      echo "== compat: the examples for sm_80, sm_89, sm_90, sm_100 (nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'))"
+      targets=(tally_example_reduce_basics tally_example_reduce_async_streams tally_example_policies_and_backends
+               tally_example_custom_operator tally_example_atomics tally_example_errors tally_example_fancy_iterators
+               tally_example_migrating tally_example_top_k tally_example_copy_if)
+      configure_and_build "$out/archs" -DCMAKE_CUDA_ARCHITECTURES="80;89;90;100" \
+        -DTALLY_BUILD_TESTS=OFF -DTALLY_BUILD_BENCHMARKS=OFF -DTALLY_BUILD_TOOLS=OFF -DTALLY_BUILD_EXAMPLES=ON
+      # Each object was compiled for all four: __CUDA_ARCH_LIST__ names them in tally's
+      # versioned namespace (detail/config.cuh).
+      obj=$(find "$out/archs" -name 'top_k.cu.o' | head -n 1)
+      nm -C "$obj" | grep -q "tally::v[0-9_]*_SM_800_890_900_1000" ||
+        { echo "ci-compat.sh: $obj was not compiled for 80, 89, 90 and 100" >&2; exit 1; }
+      ;;
+    cccl35 | nvcc135)
+      fetch cccl35 "$cccl_wheel"
+      cccl_dir=$cache/cccl35/nvidia/cu13/cccl/lib/cmake/cccl
+      # The wheel's CMake package looks for its headers in cccl/include[/cccl], but the
+      # wheel puts them in include/cccl beside it.
+      [[ -e "$cache/cccl35/nvidia/cu13/cccl/include" ]] || ln -s ../include "$cache/cccl35/nvidia/cu13/cccl/include"
+      compiler=()
+      if [[ $step == nvcc135 ]]; then
+        fetch nvcc135 "nvidia-cuda-nvcc==$nvcc_version" "nvidia-cuda-runtime==$nvcc_version" \
+          "nvidia-cuda-crt==$nvcc_version" "nvidia-nvvm==$nvcc_version"
+        # The nvcc wheel expects CCCL beside its headers (nvcc.profile: include/cccl).
+        toolkit=$cache/nvcc135/nvidia/cu13
+        [[ -e "$toolkit/include/cccl" ]] || ln -s "$cache/cccl35/nvidia/cu13/include/cccl" "$toolkit/include/cccl"
+        chmod +x "$toolkit"/bin/* "$toolkit"/nvvm/bin/* 2>/dev/null || true
+        compiler=(-DCMAKE_CUDA_COMPILER="$toolkit/bin/nvcc" -DCUDAToolkit_ROOT="$toolkit")
+        echo "== compat: nvcc $("$toolkit/bin/nvcc" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p') with CCCL 3.5"
+      else
+        echo "== compat: CCCL 3.5 with the toolkit's nvcc"
+      fi
+      if [[ $step == nvcc135 ]]; then
+        targets=(tally_host_tests tally_example_reduce_basics tally_example_policies_and_backends
+                 tally_example_custom_operator tally_example_top_k tally_example_copy_if)
+      else
+        targets=(tally_host_tests "${GPU_SUBSET[@]}")
+      fi
+      configure_and_build "$out/$step" "${compiler[@]}" -DCCCL_DIR="$cccl_dir" -DCMAKE_CUDA_ARCHITECTURES=90 \
+        -DTALLY_EXPECT_CCCL_VERSION=3005000 \
+        -DTALLY_BUILD_TESTS=ON -DTALLY_BUILD_BENCHMARKS=OFF -DTALLY_BUILD_TOOLS=OFF -DTALLY_BUILD_EXAMPLES=ON
+      "$out/$step/test/tally_host_tests"
+      ;;
+    *) echo "ci-compat.sh: unknown step '$step' (archs, cccl35, nvcc135)" >&2; exit 2 ;;
+  esac
+  echo "== compat: $step done in $(($(date +%s) - t0)) s"
+done
+echo "== compat: all done in $(($(date +%s) - start)) s"
