@@ -25,10 +25,13 @@ from conan.tools.files import copy, load
 
 class TallyConan(ConanFile):
     name = "tally"
-    description = ("Header-only CUDA C++ parallel algorithms (reduce, device atomics) in the "
-                   "style of Thrust and CUB, with atomic, shared-memory and warp-shuffle backends")
+    description = ("Header-only CUDA C++ parallel algorithms in the style of Thrust and CUB: "
+                   "reduce, max_element / min_element / minmax_element, top_k and copy_if in one "
+                   "launch each, and the device atomics they are built from, with atomic, "
+                   "shared-memory and warp-shuffle backends")
     license = "Apache-2.0"
-    topics = ("cuda", "gpu", "parallel-algorithms", "reduce", "atomics", "header-only")
+    topics = ("cuda", "gpu", "parallel-algorithms", "reduce", "argmax", "top-k", "stream-compaction",
+              "atomics", "header-only")
     package_type = "header-library"
     settings = "os", "arch", "compiler", "build_type"
     exports_sources = (

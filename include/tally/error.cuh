@@ -7,8 +7,9 @@
 /// - `tally::cuda_error` for CUDA failures (no device, out of memory, a failed launch);
 ///   it carries the `cudaError_t`.
 ///
-/// Messages start with the algorithm's name, e.g.
-/// `tally::reduce: no CUDA device available (cudaGetDevice: no CUDA-capable device is detected)`.
+/// Messages start with the algorithm's name; a cuda_error's ends with the CUDA error's
+/// name and description, e.g.
+/// `tally::reduce: no CUDA device available (cudaErrorNoDevice: no CUDA-capable device is detected)`.
 /// A call that throws has not modified the caller's data.
 
 #include <tally/detail/config.cuh>

@@ -67,6 +67,19 @@ void expect_no_device(F&& call, const char* algorithm) {
 
 }  // namespace
 
+TEST_CASE("errors: a cuda_error's message is the one error.cuh shows") {
+  // The example in the header's documentation, word for word.
+  const std::string documented =
+      "tally::reduce: no CUDA device available (cudaErrorNoDevice: no CUDA-capable device is detected)";
+  try {
+    tally::detail::throw_cuda_error("tally::reduce", "no CUDA device available", cudaErrorNoDevice);
+    FAIL("no exception thrown");
+  } catch (const tally::cuda_error& e) {
+    CHECK(std::string(e.what()) == documented);
+    CHECK(e.code() == cudaErrorNoDevice);
+  }
+}
+
 TEST_CASE("errors: the exception hierarchy") {
   static_assert(std::is_base_of_v<std::runtime_error, tally::error>);
   static_assert(std::is_base_of_v<tally::error, tally::cuda_error>);
