@@ -57,7 +57,7 @@ for step in "${steps[@]}"; do
       echo "== compat: the examples for sm_80, sm_89, sm_90, sm_100 (nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'))"
       targets=(tally_example_reduce_basics tally_example_reduce_async_streams tally_example_policies_and_backends
                tally_example_custom_operator tally_example_atomics tally_example_errors tally_example_fancy_iterators
-               tally_example_migrating tally_example_top_k tally_example_copy_if)
+               tally_example_migrating tally_example_top_k tally_example_copy_if tally_example_rows)
       configure_and_build "$out/archs" -DCMAKE_CUDA_ARCHITECTURES="80;89;90;100" \
         -DTALLY_BUILD_TESTS=OFF -DTALLY_BUILD_BENCHMARKS=OFF -DTALLY_BUILD_TOOLS=OFF -DTALLY_BUILD_EXAMPLES=ON
       # Each object was compiled for all four: __CUDA_ARCH_LIST__ names them in tally's

@@ -9,6 +9,8 @@
 /// std::pair<It, It> minmax_element(policy, first, last, Compare comp = tally::less<>{});
 /// void max_element_into(policy, first, last, IndexOut out_index, Compare comp = tally::less<>{});  // async
 /// void min_element_into(policy, first, last, IndexOut out_index, Compare comp = tally::less<>{});
+/// void max_element_into(policy, first, pieces, IndexOut out_index, Compare comp = tally::less<>{});
+/// void min_element_into(policy, first, pieces, IndexOut out_index, Compare comp = tally::less<>{});
 /// @endcode
 /// Every overload also exists without the policy, meaning `tally::par`.
 ///
@@ -27,6 +29,9 @@
 ///   `std::int64_t`) in stream order and return at once; the synchronous forms wait for
 ///   the policy's stream only. Counts are 64-bit.
 /// - Errors as for reduce (tally::error / tally::cuda_error, naming the algorithm).
+/// - Over pieces (`tally::rows`, `tally::segments`, <tally/pieces.cuh>) in place of `last`:
+///   out_index[s] is the index within piece s of its first best item, 0 (its length) for
+///   an empty piece; one launch. Not yet measured or run on a GPU (issue 19).
 ///
 /// Backends:
 /// - `atomic`: for values of at most 4 bytes under the default comparators and at most
@@ -42,6 +47,7 @@
 
 #include <tally/backend/host/extrema.hpp>
 #include <tally/detail/extrema/dispatch.cuh>
+#include <tally/pieces.cuh>
 
 #include <utility>
 
@@ -69,6 +75,18 @@ template <class Policy, class It, class IndexOut, class Compare = less<>,
           std::enable_if_t<is_execution_policy_v<Policy>, int> = 0>
 void min_element_into(const Policy& policy, It first, It last, IndexOut out_index, Compare comp = {});
 
+/// Writes, for each piece s, the index within it of its first largest item (0 when empty)
+/// to out_index[s]; returns at once.
+template <class Policy, class It, class Pieces, class IndexOut, class Compare = less<>,
+          std::enable_if_t<is_execution_policy_v<Policy> && is_pieces_v<Pieces>, int> = 0>
+void max_element_into(const Policy& policy, It first, const Pieces& pieces, IndexOut out_index, Compare comp = {});
+
+/// Writes, for each piece s, the index within it of its first smallest item (0 when empty)
+/// to out_index[s]; returns at once.
+template <class Policy, class It, class Pieces, class IndexOut, class Compare = less<>,
+          std::enable_if_t<is_execution_policy_v<Policy> && is_pieces_v<Pieces>, int> = 0>
+void min_element_into(const Policy& policy, It first, const Pieces& pieces, IndexOut out_index, Compare comp = {});
+
 // The same without a policy: tally::par.
 
 template <class It, class Compare = less<>, std::enable_if_t<!is_execution_policy_v<It>, int> = 0>
@@ -91,7 +109,18 @@ template <class It, class IndexOut, class Compare = less<>, std::enable_if_t<!is
 void min_element_into(It first, It last, IndexOut out_index, Compare comp = {}) {
   tally::min_element_into(par, first, last, out_index, comp);
 }
+template <class It, class Pieces, class IndexOut, class Compare = less<>,
+          std::enable_if_t<!is_execution_policy_v<It> && is_pieces_v<Pieces>, int> = 0>
+void max_element_into(It first, const Pieces& pieces, IndexOut out_index, Compare comp = {}) {
+  tally::max_element_into(par, first, pieces, out_index, comp);
+}
+template <class It, class Pieces, class IndexOut, class Compare = less<>,
+          std::enable_if_t<!is_execution_policy_v<It> && is_pieces_v<Pieces>, int> = 0>
+void min_element_into(It first, const Pieces& pieces, IndexOut out_index, Compare comp = {}) {
+  tally::min_element_into(par, first, pieces, out_index, comp);
+}
 
 TALLY_NAMESPACE_END
 
 #include <tally/detail/extrema/extrema.inl>
+#include <tally/detail/pieces/extrema_pieces.inl>

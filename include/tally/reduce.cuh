@@ -8,6 +8,8 @@
 /// auto reduce(policy, first, last);                       // init = value_type{}, op = tally::plus<value_type>
 /// void reduce_into(policy, first, last, OutIt out, T init, BinaryOp op);  // asynchronous: *out = result
 /// void reduce_into(policy, first, last, OutIt out, T init);               // op = tally::plus<T>
+/// void reduce_into(policy, first, pieces, OutIt out, T init, BinaryOp op); // out[s] per piece
+/// void reduce_into(policy, first, pieces, OutIt out, T init);              // (tally/pieces.cuh)
 /// @endcode
 /// Every overload also exists without the policy, meaning `tally::par`.
 ///
@@ -41,9 +43,15 @@
 ///
 /// Scratch memory (a counter and one partial per block, a few KiB) is taken once per
 /// (device, stream) from the stream-ordered allocator and reused by later calls.
+///
+/// Over pieces (`tally::rows(...)`, `tally::segments(...)`, <tally/pieces.cuh>) in place of
+/// `last`: out[s] = op(init, the items of piece s) for every piece s, in one launch; an
+/// empty piece gives init. The same semantics, backends and determinism as the flat
+/// form. Not yet measured or run on a GPU (issue 19): see docs/api/reduce.md.
 
 #include <tally/detail/reduce/dispatch.cuh>
 #include <tally/backend/host/reduce.hpp>
+#include <tally/pieces.cuh>
 
 TALLY_NAMESPACE_BEGIN
 
@@ -77,6 +85,19 @@ void reduce_into(const Policy& policy, It first, It last, OutIt out, T init) {
   tally::reduce_into(policy, first, last, out, init, plus<T>{});
 }
 
+/// Reduces each piece s of `pieces` (tally::rows, tally::segments) with `op` from `init`
+/// into out[s], in one launch; returns without waiting.
+template <class Policy, class It, class Pieces, class OutIt, class T, class BinaryOp,
+          std::enable_if_t<is_execution_policy_v<Policy> && is_pieces_v<Pieces>, int> = 0>
+void reduce_into(const Policy& policy, It first, const Pieces& pieces, OutIt out, T init, BinaryOp op);
+
+/// Sums each piece into out[s] from `init`; returns without waiting.
+template <class Policy, class It, class Pieces, class OutIt, class T,
+          std::enable_if_t<is_execution_policy_v<Policy> && is_pieces_v<Pieces>, int> = 0>
+void reduce_into(const Policy& policy, It first, const Pieces& pieces, OutIt out, T init) {
+  tally::reduce_into(policy, first, pieces, out, init, plus<T>{});
+}
+
 // The same without a policy: tally::par.
 
 template <class It, class T, class BinaryOp, std::enable_if_t<!is_execution_policy_v<It>, int> = 0>
@@ -99,7 +120,18 @@ template <class It, class OutIt, class T, std::enable_if_t<!is_execution_policy_
 void reduce_into(It first, It last, OutIt out, T init) {
   tally::reduce_into(par, first, last, out, init);
 }
+template <class It, class Pieces, class OutIt, class T, class BinaryOp,
+          std::enable_if_t<!is_execution_policy_v<It> && is_pieces_v<Pieces>, int> = 0>
+void reduce_into(It first, const Pieces& pieces, OutIt out, T init, BinaryOp op) {
+  tally::reduce_into(par, first, pieces, out, init, op);
+}
+template <class It, class Pieces, class OutIt, class T,
+          std::enable_if_t<!is_execution_policy_v<It> && is_pieces_v<Pieces>, int> = 0>
+void reduce_into(It first, const Pieces& pieces, OutIt out, T init) {
+  tally::reduce_into(par, first, pieces, out, init);
+}
 
 TALLY_NAMESPACE_END
 
 #include <tally/detail/reduce/reduce.inl>
+#include <tally/detail/pieces/reduce_pieces.inl>

@@ -116,9 +116,14 @@ class scratch_registry {
   struct entry {
     void* memory = nullptr;
     std::size_t capacity = 0;
-    // The generation of copy_if's tile status words in the partials (grid/look_back.cuh):
-    // 0 when they can't be trusted (never cleared, or other partials written since).
+    // The generation of copy_if's tile status words, or of the pieces' slot counters, in
+    // the partials (grid/look_back.cuh, detail/pieces/kernel.cuh): 0 when they can't be
+    // trusted (never cleared, or other partials written since).
     unsigned int status_epoch = 0;
+    // Which kind of epoch words the partials hold (scratch_use) and their layout (the
+    // pieces' slot stride): words of another kind or layout are cleared before use.
+    int status_kind = 0;
+    std::size_t status_layout = 0;
   };
   std::mutex mutex;
   std::unordered_map<unsigned long long, entry> entries[max_cached_devices];
@@ -133,7 +138,9 @@ inline scratch_registry& the_scratch_registry() {
 /// What a launch keeps in the partials: per-block values (left as written), or copy_if's
 /// tile status words, which carry a generation number (an epoch) so that a call need not
 /// clear the words of the call before: words of an older epoch read as "nothing yet".
-enum class scratch_use { partials, tile_status };
+/// piece_slots: the pieces' slots (detail/pieces/kernel.cuh), each an epoch-tagged
+/// counter word and a partial at a fixed stride (scratch_lease's `layout`).
+enum class scratch_use { partials, tile_status, piece_slots };
 
 /// The largest epoch; the call after it clears the words and starts again at 1.
 inline constexpr unsigned int max_status_epoch = 0xffff;
@@ -157,7 +164,7 @@ class scratch_lease {
   /// the words are cleared on the stream first when their epoch can't be trusted (new
   /// memory is born cleared, other partials were written since, or the epoch wraps).
   scratch_lease(const char* algorithm, const device_context& ctx, const call_stream& where, std::size_t partial_bytes,
-                scratch_use use = scratch_use::partials)
+                scratch_use use = scratch_use::partials, std::size_t layout = 0)
       : where_(where) {
     const cudaStream_t stream = where.stream;
     if (partial_bytes > max_scratch_bytes - scratch_header_bytes)
@@ -197,16 +204,20 @@ class scratch_lease {
       // atomic backend's reductions, unordered copy_if) leaves the words as they are.
       if (partial_bytes != 0) entry.status_epoch = 0;
     } else {
+      const bool same_kind = entry.status_kind == int(use) && entry.status_layout == layout;
       if (cleared) {
         entry.status_epoch = 0;  // all zero: epoch 1 finds only "nothing yet"
-      } else if (entry.status_epoch == 0 || entry.status_epoch >= max_status_epoch) {
-        // Words of unknown epoch (other partials, or an epoch about to wrap): clear all
-        // the partials, in stream order, not only this launch's words, so that a later
-        // launch with more tiles finds no stale word either.
+      } else if (entry.status_epoch == 0 || entry.status_epoch >= max_status_epoch || !same_kind) {
+        // Words of unknown epoch (other partials, another kind of epoch words or another
+        // layout of them, or an epoch about to wrap): clear all the partials, in stream
+        // order, not only this launch's words, so that a later launch with more tiles
+        // finds no stale word either.
         check(cudaMemsetAsync(view_.partials, 0, entry.capacity - scratch_header_bytes, stream), algorithm,
               "cannot clear the tile states");
         entry.status_epoch = 0;
       }
+      entry.status_kind = int(use);
+      entry.status_layout = layout;
       status_epoch_ = ++entry.status_epoch;
     }
   }

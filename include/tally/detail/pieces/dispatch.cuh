@@ -1,0 +1,162 @@
+#pragma once
+// From a call over pieces to its launch: the argument checks, the one kernel of the call
+// site (detail/pieces/kernel.cuh, with the selector of the flat call's class: the same
+// tuning rule, backend and shape), and the way it runs, chosen from the shape:
+//
+// - rows of at most 2048 items: groups of G lanes per row, G the power of two nearest
+//   length / 8 (1..32): every lane has about 8 items, a warp takes 32 / G rows;
+// - more rows than 4 x the resident warps: a warp per row (G = 32);
+// - otherwise (few long rows): blocks, `chunks` per row so that the grid holds about two
+//   blocks per resident block slot, each chunk at least two tiles;
+// - segments (lengths known only on the device): a warp per segment. A segment much
+//   longer than the others then takes its warp's time alone (no balancing yet).
+
+#include <tally/detail/pieces/kernel.cuh>
+#include <tally/detail/runtime/launch.cuh>
+#include <tally/detail/runtime/validate.cuh>
+#include <tally/pieces.cuh>
+
+#include <cstdint>
+#include <limits>
+
+TALLY_NAMESPACE_BEGIN
+namespace detail {
+
+/// The largest item index the pieces reach, plus one (the input's extent); for segments,
+/// which the host cannot read, -1.
+inline std::int64_t pieces_extent(const rows_t& r) {
+  return r.num_rows == 0 || r.row_length == 0 ? 0 : (r.num_rows - 1) * r.row_stride + r.row_length;
+}
+template <class OffsetIt>
+std::int64_t pieces_extent(const segments_t<OffsetIt>&) {
+  return -1;
+}
+
+/// The checks of DESIGN §2 for the pieces themselves; throws tally::error.
+inline void check_pieces(const char* algorithm, const rows_t& r) {
+  if (r.num_rows < 0) throw_error(algorithm, "rows: the number of rows is negative");
+  if (r.row_length < 0) throw_error(algorithm, "rows: the row length is negative");
+  if (r.num_rows > 1 && r.row_stride < r.row_length)
+    throw_error(algorithm, "rows: the row stride is smaller than the row length (rows would overlap)");
+  if (r.num_rows > 1 && r.row_length > 0 &&
+      r.row_stride > (std::numeric_limits<std::int64_t>::max() - r.row_length) / (r.num_rows - 1))
+    throw_error(algorithm, "rows: num_rows x row_stride does not fit in 64 bits");
+}
+template <class OffsetIt>
+void check_pieces(const char* algorithm, const segments_t<OffsetIt>& s) {
+  if (s.num_segments < 0) throw_error(algorithm, "segments: the number of segments is negative");
+  check_not_null(algorithm, "the segments' begin offsets", s.begin_offsets, s.num_segments);
+  check_not_null(algorithm, "the segments' end offsets", s.end_offsets, s.num_segments);
+}
+
+/// The checks of an entry point over pieces: the pieces, the input (where the pieces
+/// reach it) and the output; then, for a device policy, where the pointers point.
+template <class It, class Pieces, class Out>
+void check_pieces_call(const char* algorithm, It first, const Pieces& pieces, Out out) {
+  check_pieces(algorithm, pieces);
+  const std::int64_t extent = pieces_extent(pieces);
+  // Segments: the host cannot tell which items they reach; any segment may.
+  check_not_null(algorithm, "the input", first, extent < 0 ? pieces.count() : extent);
+  check_not_null(algorithm, "the output", out, pieces.count());
+}
+
+template <class It, class Pieces, class Out>
+void check_pieces_accessible(const char* algorithm, It first, const Pieces& pieces, Out out,
+                             const device_context& ctx) {
+  const std::int64_t extent = pieces_extent(pieces);
+  if (extent != 0 && pieces.count() > 0) check_device_accessible(algorithm, "the input", first, ctx);
+  if (pieces.count() > 0) check_device_accessible(algorithm, "the output", out, ctx);
+  if constexpr (!std::is_same_v<Pieces, rows_t>) {
+    if (pieces.count() > 0) {
+      check_device_accessible(algorithm, "the segments' begin offsets", pieces.begin_offsets, ctx);
+      check_device_accessible(algorithm, "the segments' end offsets", pieces.end_offsets, ctx);
+    }
+  }
+}
+
+/// Device iterators for the kernel: contiguous offsets as raw pointers.
+inline rows_t unwrap_pieces(const rows_t& r) { return r; }
+template <class OffsetIt>
+auto unwrap_pieces(const segments_t<OffsetIt>& s) {
+  using Raw = decltype(unwrap_iterator(s.begin_offsets));
+  return segments_t<Raw>{unwrap_iterator(s.begin_offsets), unwrap_iterator(s.end_offsets), s.num_segments};
+}
+
+/// The smallest power of two >= x, capped at 32 (x >= 1).
+inline int lanes_for(std::int64_t x) {
+  int g = 1;
+  while (g < 32 && g < x) g *= 2;
+  return g;
+}
+
+/// How a call over `pieces` runs on a kernel of `shape` (see the file comment).
+template <class Pieces>
+pieces_launch choose_pieces_launch(const Pieces& pieces, const kernel_shape& shape, const device_context& ctx) {
+  pieces_launch launch;
+  if constexpr (std::is_same_v<Pieces, rows_t>) {
+    const std::int64_t length = pieces.row_length, count = pieces.num_rows;
+    const std::int64_t resident_blocks = std::int64_t(ctx.sm_count) * shape.blocks_per_sm;
+    const std::int64_t resident_warps = resident_blocks * (shape.policy.threads / 32);
+    const std::int64_t tile = std::int64_t(shape.policy.threads) * shape.policy.items_per_thread;
+    if (length <= 2048) {
+      launch.lanes = lanes_for(length / 8 > 0 ? length / 8 : 1);
+    } else if (count >= 4 * resident_warps) {
+      launch.lanes = 32;
+    } else {
+      const std::int64_t want = (2 * resident_blocks + count - 1) / count;
+      const std::int64_t most = length / (2 * tile) > 1 ? length / (2 * tile) : 1;
+      launch.lanes = 0;
+      launch.chunks = want < most ? want : most;
+      if (launch.chunks < 1) launch.chunks = 1;
+    }
+  } else {
+    launch.lanes = 32;
+  }
+  return launch;
+}
+
+/// Runs `plan` over every piece of `pieces` (out[s] for piece s) in one launch of the call
+/// site's kernel; Kind is the flat call's tuning class.
+template <tuning::kernel_class Kind, class Policy, class It, class Pieces, class Out, class Plan>
+void dispatch_pieces(const char* algorithm, const Policy& policy, const device_context& ctx, It first,
+                     const Pieces& pieces, Out out, const Plan& plan) {
+  constexpr bool atomic_allowed = !Policy::is_deterministic || Plan::exact;
+  constexpr int value_bytes = int(sizeof(iter_value_t<It>));
+  using T = typename Plan::accumulator;
+  using selector = selector_for<Kind, value_bytes, 1, Policy, atomic_allowed>;
+  const std::int64_t count = pieces.count();
+  if (count == 0) return;
+  const auto device_pieces = unwrap_pieces(pieces);
+  using DevicePieces = std::remove_cv_t<decltype(device_pieces)>;
+  constexpr auto kernel = pieces_kernel<selector, Plan, It, DevicePieces, Out>;
+  const kernel_shape shape = shape_of<selector, kernel>(algorithm, ctx);
+  pieces_launch launch = choose_pieces_launch(pieces, shape, ctx);
+  const int threads = shape.policy.threads;
+  const std::int64_t resident = std::int64_t(ctx.sm_count) * shape.blocks_per_sm;
+  std::int64_t wanted;  // blocks with work
+  if (launch.lanes > 0) {
+    const std::int64_t pieces_per_block = std::int64_t(threads / 32) * (32 / launch.lanes);
+    wanted = (count + pieces_per_block - 1) / pieces_per_block;
+  } else {
+    wanted = count * launch.chunks;
+  }
+  const int grid = static_cast<int>(wanted < resident ? wanted : resident);
+  const call_stream where = call_stream_of(policy);
+  if (launch.lanes == 0 && launch.chunks > 1) {
+    // One slot per chunk: the counter word (in each piece's first) and the partial.
+    const std::size_t slot_bytes = sizeof(piece_slot<T>);
+    scratch_lease lease(algorithm, ctx, where, std::size_t(count * launch.chunks) * slot_bytes,
+                        scratch_use::piece_slots, slot_bytes);
+    launch.epoch = lease.status_epoch();
+    check(launch_kernel(kernel, ctx.arch, grid, threads, where.stream, first, device_pieces, plan, out, launch,
+                        lease.view()),
+          algorithm, "kernel launch failed");
+  } else {
+    check(launch_kernel(kernel, ctx.arch, grid, threads, where.stream, first, device_pieces, plan, out, launch,
+                        scratch_view{}),
+          algorithm, "kernel launch failed");
+  }
+}
+
+}  // namespace detail
+TALLY_NAMESPACE_END

@@ -1,0 +1,239 @@
+#pragma once
+// The reduction over pieces (rows, segments): one kernel per call site and architecture,
+// for every plan of detail/reduce/plan.cuh (sums and other operators, min/max on keys,
+// the extrema's (value, index) pairs with indices local to the piece). The launch
+// (pieces_launch, chosen by the host from the shape: detail/pieces/dispatch.cuh) picks one
+// of two ways at run time:
+//
+// - groups (lanes = G, 1 to 32): G lanes of a warp take one piece, the warp's 32 / G
+//   groups consecutive pieces, the warps of the grid stride over the pieces. Lane l folds
+//   items l, l + G, ... with four loads in flight; the group combines by the backend's
+//   mechanism (shuffles for warp_shuffle and atomic, a tree in shared memory for
+//   shared_memory: warp/group_reduce.cuh); its first lane finishes the piece. For many
+//   short or medium pieces: no block per piece, no barrier.
+// - blocks (lanes = 0): `chunks` blocks per piece, block u taking chunk u % chunks of
+//   piece u / chunks (the grid strides over the units). The block folds its chunk with
+//   Items loads in flight per thread and combines like the backend's reduction (a tree in
+//   shared memory or shuffles). With one chunk its thread 0 finishes the piece; with more
+//   it writes its partial into the chunk's slot and arrives at the piece's counter (the
+//   word of the piece's first slot), and the block that arrives last folds the piece's
+//   partials in chunk order (deterministic: the same tree whatever the arrival order) and
+//   finishes. For long pieces: 1 x 2^28 is the flat reduction's single pass.
+//
+// The slot counters carry an epoch (scratch_lease, scratch_use::piece_slots): a word of an
+// older call reads as "no arrival yet", so nothing is cleared between calls, and no block
+// ever waits for another.
+
+#include <tally/block/for_each_item.cuh>
+#include <tally/block/reduce_shuffle.cuh>
+#include <tally/block/reduce_tree.cuh>
+#include <tally/detail/runtime/kernel_policy.cuh>
+#include <tally/detail/runtime/pdl.cuh>
+#include <tally/detail/runtime/scratch.cuh>
+#include <tally/warp/group_reduce.cuh>
+
+#include <cuda/atomic>
+
+#include <cstdint>
+
+TALLY_NAMESPACE_BEGIN
+namespace detail {
+
+/// How a launch over pieces runs (chosen on the host at each call).
+struct pieces_launch {
+  int lanes = 0;             ///< groups: lanes per piece (1, 2, 4, ..., 32); 0: blocks
+  std::int64_t chunks = 1;   ///< blocks: blocks per piece
+  unsigned int epoch = 0;    ///< blocks with chunks > 1: this call's slot epoch
+};
+
+/// A chunk's slot: the counter word (meaningful in a piece's first slot: the epoch above
+/// 32 bits, the arrivals below) and the chunk's partial.
+template <class T>
+struct piece_slot {
+  unsigned long long word;
+  maybe<T> partial;
+};
+
+/// Called by one thread of each block of a piece of `chunks` chunks after writing its
+/// partial: true in the last to arrive. acq_rel: the partial before the arrival is
+/// published (release); the last arrival sees every other block's partial (acquire).
+__device__ TALLY_FORCEINLINE bool arrive_at_piece(unsigned long long* word, unsigned int epoch, std::int64_t chunks) {
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> counter(*word);
+  unsigned long long seen = counter.load(cuda::std::memory_order_relaxed);
+  for (;;) {
+    const unsigned long long next =
+        (seen >> 32) == epoch ? seen + 1 : (static_cast<unsigned long long>(epoch) << 32) | 1ull;
+    if (counter.compare_exchange_weak(seen, next, cuda::std::memory_order_acq_rel, cuda::std::memory_order_relaxed))
+      return static_cast<std::int64_t>(next & 0xffffffffull) == chunks;
+  }
+}
+
+/// Folds item `i` of a piece into acc.
+template <class Plan, class T, class It>
+__device__ TALLY_FORCEINLINE void fold_item(maybe<T>& acc, const Plan& plan, It p, std::int64_t i) {
+  const T v = plan.convert(p[i], i);
+  acc = acc.has ? maybe<T>{plan.op(acc.value, v), true} : maybe<T>{v, true};
+}
+
+/// The block reductions of the blocks way: the chunk's values, then the partials' folds.
+template <backend_id Backend, int Threads, class T>
+struct pieces_block_reduce {
+  using values = std::conditional_t<Backend == backend_id::shared_memory, block_reduce_tree<T, Threads>,
+                                    block_reduce_shuffle<T, Threads>>;
+  using partials = std::conditional_t<Backend == backend_id::shared_memory, block_reduce_tree<maybe<T>, Threads>,
+                                      block_reduce_shuffle<maybe<T>, Threads>>;
+};
+
+/// Shared memory of the kernel, one buffer for whichever way and stage runs (each use is
+/// separated from the next by a barrier): the groups' slots (one per thread, for the
+/// shared_memory backend's trees) or a block reduction's storage.
+template <backend_id Backend, int Threads, class T>
+TALLY_HOST_DEVICE constexpr std::size_t pieces_shared_bytes() {
+  using reduce = pieces_block_reduce<Backend, Threads, T>;
+  const std::size_t slots = Backend == backend_id::shared_memory ? sizeof(maybe<T>) * Threads : 0;
+  const std::size_t a = sizeof(typename reduce::values::temp_storage);
+  const std::size_t b = sizeof(typename reduce::partials::temp_storage);
+  const std::size_t m = a > b ? a : b;
+  return slots > m ? slots : m;
+}
+
+template <backend_id Backend, int Threads, class Plan, class It, class Pieces, class Out>
+__device__ void pieces_by_groups(It first, const Pieces& pieces, const Plan& plan, Out out, int g,
+                                 unsigned char* shared) {
+  using T = typename Plan::accumulator;
+  auto* slots_storage = reinterpret_cast<maybe<T>*>(shared);
+  const int tid = static_cast<int>(threadIdx.x);
+  const int lane = tid & 31;
+  const int per_warp = 32 / g;
+  const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + tid) / 32;
+  const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
+  const std::int64_t count = pieces.count();
+  for (std::int64_t base = warp * per_warp; base < count; base += warps * per_warp) {
+    const std::int64_t s = base + lane / g;
+    maybe<T> acc{};
+    acc.has = false;
+    if (s < count) {
+      const std::int64_t length = pieces.length(s);
+      const It p = first + pieces.begin(s);
+      std::int64_t i = lane & (g - 1);
+      for (; i + 3 * std::int64_t(g) < length; i += 4 * std::int64_t(g)) {
+        // Four loads before the first use; folded as a tree, in index order.
+        const T v0 = plan.convert(p[i], i), v1 = plan.convert(p[i + g], i + g);
+        const T v2 = plan.convert(p[i + 2 * g], i + 2 * g), v3 = plan.convert(p[i + 3 * g], i + 3 * g);
+        const T v = plan.op(plan.op(v0, v1), plan.op(v2, v3));
+        acc = acc.has ? maybe<T>{plan.op(acc.value, v), true} : maybe<T>{v, true};
+      }
+      for (; i < length; i += g) fold_item(acc, plan, p, i);
+    }
+    if constexpr (Backend == backend_id::shared_memory)
+      acc = group_reduce_tree(acc, g, slots_storage + (tid & ~31), plan.op);
+    else
+      acc = group_reduce_shuffle(acc, g, plan.op);
+    if (s < count && (lane & (g - 1)) == 0) {
+      if (acc.has) plan.finish(out + s, acc.value);
+      else plan.finish.empty(out + s);
+    }
+  }
+}
+
+template <backend_id Backend, int Threads, int Items, class Plan, class It, class Pieces, class Out>
+__device__ void pieces_by_blocks(It first, const Pieces& pieces, const Plan& plan, Out out, std::int64_t chunks,
+                                 unsigned int epoch, const scratch_view& scratch, unsigned char* shared) {
+  using T = typename Plan::accumulator;
+  using block_reduce_t = typename pieces_block_reduce<Backend, Threads, T>::values;
+  using block_fold_t = typename pieces_block_reduce<Backend, Threads, T>::partials;
+  auto& storage = *reinterpret_cast<typename block_reduce_t::temp_storage*>(shared);
+  auto& fold_storage = *reinterpret_cast<typename block_fold_t::temp_storage*>(shared);
+  __shared__ bool is_last;
+  const int tid = static_cast<int>(threadIdx.x);
+  auto* slots = static_cast<piece_slot<T>*>(scratch.partials);
+  const std::int64_t count = pieces.count();
+  const std::int64_t units = count * chunks;
+  for (std::int64_t u = blockIdx.x; u < units; u += gridDim.x) {
+    const std::int64_t s = u / chunks, c = u % chunks;
+    const std::int64_t length = pieces.length(s);
+    // Chunks of whole tiles (the last may be short, or empty for a short piece).
+    constexpr std::int64_t tile = std::int64_t(Threads) * Items;
+    const std::int64_t per_chunk = ((length + chunks - 1) / chunks + tile - 1) / tile * tile;
+    const std::int64_t lo = c * per_chunk < length ? c * per_chunk : length;
+    const std::int64_t hi = lo + per_chunk < length ? lo + per_chunk : length;
+    const It p = first + pieces.begin(s);
+    maybe<T> acc{};
+    acc.has = false;
+    std::int64_t i = lo + tid;
+    for (; i + std::int64_t(Items - 1) * Threads < hi; i += tile) {
+      T v[Items];
+#pragma unroll
+      for (int j = 0; j < Items; ++j) v[j] = plan.convert(p[i + j * Threads], i + j * Threads);
+      const T folded = fold_tree(v, plan.op);
+      acc = acc.has ? maybe<T>{plan.op(acc.value, folded), true} : maybe<T>{folded, true};
+    }
+    for (; i < hi; i += Threads) fold_item(acc, plan, p, i);
+    // Thread t holds items iff lo + t < hi: the valid threads are a prefix of the block.
+    const std::int64_t span = hi - lo;
+    const int valid = span >= Threads ? Threads : static_cast<int>(span);
+    maybe<T> block_total{};
+    block_total.has = valid > 0;
+    if (valid > 0) block_total.value = block_reduce_t(storage).reduce(acc.value, valid, plan.op);
+    if (chunks == 1) {
+      if (tid == 0) {
+        if (block_total.has) plan.finish(out + s, block_total.value);
+        else plan.finish.empty(out + s);
+      }
+    } else {
+      if (tid == 0) {
+        slots[u].partial = block_total;
+        is_last = arrive_at_piece(&slots[s * chunks].word, epoch, chunks);
+      }
+      __syncthreads();  // is_last is set, and every thread is done with `storage`
+      if (is_last) {
+        // As in last_block_reduce: thread 0 acquired the other blocks' partials, the
+        // barrier passes that on, and the fence keeps loads from a stale L1 line.
+        __threadfence();
+        maybe<T> folded{};
+        folded.has = false;
+        for (std::int64_t k = tid; k < chunks; k += Threads)
+          folded = fold_maybe(folded, slots[s * chunks + k].partial, plan.op);
+        // Threads [0, min(chunks, Threads)) hold a (maybe empty) fold; fold those in order.
+        const int holders = chunks < Threads ? static_cast<int>(chunks) : Threads;
+        const maybe<T> total = block_fold_t(fold_storage).reduce(folded, holders, [&](const maybe<T>& a,
+                                                                                     const maybe<T>& b) {
+          return fold_maybe(a, b, plan.op);
+        });
+        if (tid == 0) {
+          if (total.has) plan.finish(out + s, total.value);
+          else plan.finish.empty(out + s);
+        }
+      }
+    }
+    __syncthreads();  // storage and is_last are reused by the next unit
+  }
+}
+
+template <class Selector, class Plan, class It, class Pieces, class Out>
+__device__ TALLY_FORCEINLINE void pieces_body(It first, Pieces pieces, Plan plan, Out out, pieces_launch launch,
+                                              scratch_view scratch) {
+  constexpr tuning::launch_policy policy = compiled_policy<Selector>();
+  static_assert(tuning::is_valid(policy),
+                "tally: no valid launch policy for this reduction over pieces (a tuning table without a rule for it?)");
+  using T = typename Plan::accumulator;
+  __shared__ alignas(16) unsigned char shared[pieces_shared_bytes<policy.backend, policy.threads, T>()];
+  wait_for_prior_grids();
+  if (launch.lanes > 0)
+    pieces_by_groups<policy.backend, policy.threads>(first, pieces, plan, out, launch.lanes, shared);
+  else
+    pieces_by_blocks<policy.backend, policy.threads, policy.items_per_thread>(first, pieces, plan, out, launch.chunks,
+                                                                              launch.epoch, scratch, shared);
+}
+
+TALLY_KERNELS_BEGIN
+template <class Selector, class Plan, class It, class Pieces, class Out>
+TALLY_KERNEL void __launch_bounds__(compiled_policy<Selector>().threads)
+    pieces_kernel(It first, Pieces pieces, Plan plan, Out out, pieces_launch launch, scratch_view scratch) {
+  pieces_body<Selector, Plan, It, Pieces, Out>(first, pieces, plan, out, launch, scratch);
+}
+TALLY_KERNELS_END
+using kernels::pieces_kernel;
+
+}  // namespace detail
+TALLY_NAMESPACE_END

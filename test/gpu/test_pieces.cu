@@ -1,0 +1,210 @@
+// Reductions and arg-extrema over pieces (tally::rows, tally::segments) on every backend,
+// against tally::host on the same items (and CUB's DeviceSegmentedReduce::Sum for int32
+// sums over CSR offsets). Shapes that reach each way of the kernel (detail/pieces/): rows
+// of 0, 1, 16, 31, 32, 33 and 2049 items (groups of lanes), 2^16 + 1 and 2^20 + 3 items
+// (blocks, several per row), many short rows, pitched rows; CSR segments of random
+// lengths with runs of empty ones, the begin/end form out of order with overlaps, and an
+// end before its begin (taken as empty). Data: random (float sums to 1e-4 relative), ints
+// hash % 4 (ties everywhere), NaN and ±inf in the floats.
+#include "common.cuh"
+
+#include <tally/tally.cuh>
+
+#include <cub/device/device_segmented_reduce.cuh>
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace {
+
+template <class T>
+std::vector<T> to_host(const tt::device_buffer<T>& d, std::size_t n) {
+  std::vector<T> h(n);
+  if (n) TT_CUDA(cudaMemcpy(h.data(), d.data(), sizeof(T) * n, cudaMemcpyDeviceToHost));
+  return h;
+}
+
+template <class T>
+tt::device_buffer<T> to_device(const std::vector<T>& h) {
+  tt::device_buffer<T> d{h.size()};
+  if (!h.empty()) TT_CUDA(cudaMemcpy(d.data(), h.data(), sizeof(T) * h.size(), cudaMemcpyHostToDevice));
+  return d;
+}
+
+// Items: ints hash(i) % 4; floats uniform in [-1, 1) with a NaN, +inf and -inf placed
+// where `special` says (every special-th item, when special > 0).
+template <class T>
+std::vector<T> make_items(std::size_t n, int special) {
+  std::vector<T> v(n);
+  std::mt19937_64 rng(n * 7919 + special);
+  for (std::size_t i = 0; i < n; ++i) {
+    if constexpr (std::is_integral_v<T>) {
+      v[i] = static_cast<T>(tally_support::hash(i) % 4);
+    } else {
+      v[i] = static_cast<T>(std::uniform_real_distribution<double>(-1, 1)(rng));
+      if (special > 0 && i % special == 3) v[i] = std::numeric_limits<T>::quiet_NaN();
+      if (special > 0 && i % special == 5) v[i] = std::numeric_limits<T>::infinity();
+      if (special > 0 && i % special == 7) v[i] = -std::numeric_limits<T>::infinity();
+    }
+  }
+  return v;
+}
+
+// Compares device outputs with the host's, piece by piece.
+template <class T>
+void check_values(const std::vector<T>& got, const std::vector<T>& want) {
+  REQUIRE(got.size() == want.size());
+  int reported = 0;
+  for (std::size_t s = 0; s < want.size() && reported < 5; ++s) {
+    bool ok;
+    if constexpr (std::is_floating_point_v<T>) {
+      ok = (std::isnan(got[s]) && std::isnan(want[s])) || got[s] == want[s] ||
+           std::fabs(double(got[s]) - double(want[s])) <= 1e-4 * std::max(1.0, std::fabs(double(want[s])));
+    } else {
+      ok = got[s] == want[s];
+    }
+    if (!ok) {
+      ++reported;
+      FAIL_CHECK("piece ", s, ": got ", got[s], ", want ", want[s]);
+    }
+  }
+}
+
+// Runs every operation of the suite over `pieces` of `items` on backend B, against tally::host.
+template <class B, class T, class Pieces, class HostPieces>
+void check_all(B backend, const std::vector<T>& items, const Pieces& pieces, const HostPieces& host_pieces) {
+  CAPTURE(tt::backend_label(backend));
+  const std::int64_t count = pieces.count();
+  const auto in = to_device(items);
+  const auto policy = tally::par.with(backend);
+  // Sum (for floats a sum that skips the specials would be nicer; NaN and inf propagate
+  // alike on both sides, so the comparison holds).
+  using Acc = std::conditional_t<std::is_integral_v<T>, long long, T>;
+  tt::device_buffer<Acc> sums{std::size_t(count)};
+  tally::reduce_into(policy, in.data(), pieces, sums.data(), Acc(1));
+  std::vector<Acc> want_sums(static_cast<std::size_t>(count));
+  tally::reduce_into(tally::host, items.data(), host_pieces, want_sums.data(), Acc(1));
+  TT_CUDA(cudaDeviceSynchronize());
+  check_values(to_host(sums, std::size_t(count)), want_sums);
+  // Arg-extrema: local index, first occurrence, NaN greatest; 0 for an empty piece.
+  tt::device_buffer<std::int64_t> index{std::size_t(count)};
+  std::vector<std::int64_t> want_index(static_cast<std::size_t>(count));
+  tally::max_element_into(policy, in.data(), pieces, index.data());
+  tally::max_element_into(tally::host, items.data(), host_pieces, want_index.data());
+  TT_CUDA(cudaDeviceSynchronize());
+  CHECK(to_host(index, std::size_t(count)) == want_index);
+  if constexpr (std::is_same_v<B, tally::backend::automatic_t>) {
+    tally::min_element_into(policy, in.data(), pieces, index.data());
+    tally::min_element_into(tally::host, items.data(), host_pieces, want_index.data());
+    TT_CUDA(cudaDeviceSynchronize());
+    CHECK(to_host(index, std::size_t(count)) == want_index);
+    tt::device_buffer<T> maxima{std::size_t(count)};
+    std::vector<T> want_maxima(static_cast<std::size_t>(count));
+    const T lowest = std::numeric_limits<T>::lowest();
+    tally::reduce_into(policy, in.data(), pieces, maxima.data(), lowest, tally::maximum<T>{});
+    tally::reduce_into(tally::host, items.data(), host_pieces, want_maxima.data(), lowest, tally::maximum<T>{});
+    TT_CUDA(cudaDeviceSynchronize());
+    check_values(to_host(maxima, std::size_t(count)), want_maxima);
+  }
+}
+
+template <class B, class T>
+void rows_suite(B backend) {
+  const bool small = tt::sanitizing();
+  struct shape {
+    std::int64_t rows, length, stride;
+  };
+  const std::vector<shape> shapes = {
+      {5, 0, 0},     {7, 1, 1},         {9, 16, 16},       {3, 31, 31},       {3, 32, 40},  {3, 33, 33},
+      {4, 2049, 2049}, {2, 65537, 65537}, {1, small ? 70001 : (1 << 20) + 3, 0}, {small ? 1000 : 65536, 16, 16},
+      {small ? 64 : 600, 257, 300},
+  };
+  for (const shape& sh : shapes) {
+    const tally::rows_t rows = tally::rows(sh.rows, sh.length, sh.stride > 0 ? sh.stride : sh.length);
+    CAPTURE(sh.rows);
+    CAPTURE(sh.length);
+    CAPTURE(rows.row_stride);
+    const std::int64_t extent = sh.rows == 0 ? 0 : (sh.rows - 1) * rows.row_stride + sh.length;
+    check_all(backend, make_items<T>(std::size_t(extent > 0 ? extent : 1), 97), rows, rows);
+  }
+}
+
+template <class B, class T>
+void segments_suite(B backend) {
+  const bool small = tt::sanitizing();
+  // CSR: random lengths (mean ~ 300), with runs of empty segments, and one long segment.
+  std::mt19937_64 rng(42);
+  std::vector<int> offsets = {0};
+  const int count = small ? 300 : 5000;
+  for (int s = 0; s < count; ++s) {
+    int length = int(rng() % 600);
+    if (s % 50 < 10) length = 0;                   // runs of empty segments
+    if (s == count / 2) length = small ? 9000 : 200000;  // one long segment
+    offsets.push_back(offsets.back() + length);
+  }
+  const auto items = make_items<T>(std::size_t(offsets.back()), 131);
+  const auto d_offsets = to_device(offsets);
+  CAPTURE(count);
+  check_all(backend, items, tally::segments(d_offsets.data(), count), tally::segments(offsets.data(), count));
+  // The begin/end form: out of order, overlapping, one end before its begin (empty).
+  std::vector<long long> begins, ends;
+  for (int s = 0; s < 40; ++s) {
+    const long long b = (s * 7919) % (offsets.back() - 700);
+    begins.push_back(b);
+    ends.push_back(s == 13 ? b - 5 : b + (s * 37) % 700);
+  }
+  const auto d_begins = to_device(begins), d_ends = to_device(ends);
+  check_all(backend, items, tally::segments(d_begins.data(), d_ends.data(), 40),
+            tally::segments(begins.data(), ends.data(), 40));
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("pieces: rows, every backend, against tally::host", B, TT_BACKENDS) {
+  rows_suite<B, float>(B{});
+  rows_suite<B, int>(B{});
+}
+
+TEST_CASE_TEMPLATE("pieces: segments, every backend, against tally::host", B, TT_BACKENDS) {
+  segments_suite<B, float>(B{});
+  segments_suite<B, int>(B{});
+}
+
+TEST_CASE("pieces: int32 sums over CSR offsets equal CUB's DeviceSegmentedReduce::Sum") {
+  std::vector<int> offsets = {0};
+  for (int s = 0; s < 2000; ++s) offsets.push_back(offsets.back() + (s % 7 == 0 ? 0 : (s * 131) % 1000));
+  const auto items = make_items<int>(std::size_t(offsets.back()), 0);
+  const auto in = to_device(items);
+  const auto d_offsets = to_device(offsets);
+  tt::device_buffer<int> ours{2000}, cubs{2000};
+  tally::reduce_into(tally::par, in.data(), tally::segments(d_offsets.data(), 2000), ours.data(), 0);
+  void* temp = nullptr;
+  std::size_t temp_bytes = 0;
+  TT_CUDA(cub::DeviceSegmentedReduce::Sum(temp, temp_bytes, in.data(), cubs.data(), 2000, d_offsets.data(),
+                                           d_offsets.data() + 1));
+  TT_CUDA(cudaMalloc(&temp, temp_bytes));
+  TT_CUDA(cub::DeviceSegmentedReduce::Sum(temp, temp_bytes, in.data(), cubs.data(), 2000, d_offsets.data(),
+                                           d_offsets.data() + 1));
+  TT_CUDA(cudaDeviceSynchronize());
+  TT_CUDA(cudaFree(temp));
+  CHECK(to_host(ours, 2000) == to_host(cubs, 2000));
+}
+
+TEST_CASE("pieces: deterministic() gives the same bits on every run, for long float rows") {
+  const std::int64_t length = tt::sanitizing() ? 70001 : (1 << 21) + 5;
+  const auto items = make_items<float>(std::size_t(4 * length), 0);
+  const auto in = to_device(items);
+  tt::device_buffer<float> out{4};
+  std::vector<float> first;
+  for (int run = 0; run < 5; ++run) {
+    tally::reduce_into(tally::par.deterministic(), in.data(), tally::rows(4, length), out.data(), 0.0f);
+    TT_CUDA(cudaDeviceSynchronize());
+    const auto got = to_host(out, 4);
+    if (run == 0) first = got;
+    CHECK(std::memcmp(got.data(), first.data(), sizeof(float) * 4) == 0);
+  }
+}
