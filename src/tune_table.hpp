@@ -207,6 +207,31 @@ inline std::vector<std::string> rows_cpp(const std::vector<tune_row>& rows) {
   return out;
 }
 
+/// Each line of `text` as a "/// " comment line.
+inline std::string doc_comment(const std::string& text) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(start, end - start);
+    out += (line.empty() ? "///" : "/// " + line) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+/// The rules of a table function and the end of the header.
+inline std::string table_body(const std::vector<tune_row>& rows) {
+  std::string out;
+  for (const auto& line : rows_cpp(rows)) out += line + "\n";
+  return out +
+         "  };\n"
+         "  return make_table(rules);\n"
+         "}\n"
+         "// clang-format on\n\n}  // namespace tuning\nTALLY_NAMESPACE_END\n";
+}
+
 /// Whether include/tally/tuning/select.cuh reads a table named sm<arch>_table.
 inline bool table_is_read(int arch) { return arch == 90 || arch == 80; }
 
@@ -224,26 +249,13 @@ inline std::string tuning_header(const std::string& provenance, int arch, const 
     out += "/// tuning/select.cuh reads sm90_table, sm80_table and generic_table only: to use " + name +
            "\n/// it must be installed by hand (included and selected for its architectures there).\n";
   out += "///\n";
-  std::size_t start = 0;
-  while (start < provenance.size()) {
-    std::size_t end = provenance.find('\n', start);
-    if (end == std::string::npos) end = provenance.size();
-    const std::string line = provenance.substr(start, end - start);
-    out += (line.empty() ? "///" : "/// " + line) + "\n";
-    start = end + 1;
-  }
+  out += doc_comment(provenance);
   out +=
       "\n#include <tally/tuning/policy.cuh>\n\n"
       "TALLY_NAMESPACE_BEGIN\nnamespace tuning {\n\n// clang-format off\n"
       "TALLY_HOST_DEVICE constexpr rule_table " + name + "() {\n"
       "  constexpr rule rules[] = {\n";
-  for (const auto& line : rows_cpp(rows)) out += line + "\n";
-  out +=
-      "  };\n"
-      "  return make_table(rules);\n"
-      "}\n"
-      "// clang-format on\n\n}  // namespace tuning\nTALLY_NAMESPACE_END\n";
-  return out;
+  return out + table_body(rows);
 }
 
 /// The header for an installed tally (`tally tune --user-table`): the function
@@ -263,27 +275,14 @@ inline std::string user_tuning_header(const std::string& provenance, int arch, c
       " (tuning/select.cuh); other architectures and\n"
       "/// classes without a rule here keep tally's own tables. The format is tuning/policy.cuh.\n"
       "///\n";
-  std::size_t start = 0;
-  while (start < provenance.size()) {
-    std::size_t end = provenance.find('\n', start);
-    if (end == std::string::npos) end = provenance.size();
-    const std::string line = provenance.substr(start, end - start);
-    out += (line.empty() ? "///" : "/// " + line) + "\n";
-    start = end + 1;
-  }
+  out += doc_comment(provenance);
   out +=
       "\n#include <tally/tuning/policy.cuh>\n\n"
       "TALLY_NAMESPACE_BEGIN\nnamespace tuning {\n\n// clang-format off\n"
       "TALLY_HOST_DEVICE constexpr rule_table user_table(int arch) {\n"
       "  if (arch != " + std::to_string(arch) + ") return rule_table{};\n"
       "  constexpr rule rules[] = {\n";
-  for (const auto& line : rows_cpp(rows)) out += line + "\n";
-  out +=
-      "  };\n"
-      "  return make_table(rules);\n"
-      "}\n"
-      "// clang-format on\n\n}  // namespace tuning\nTALLY_NAMESPACE_END\n";
-  return out;
+  return out + table_body(rows);
 }
 
 }  // namespace tally_tool

@@ -27,21 +27,8 @@ __device__ TALLY_FORCEINLINE maybe<T> fold_maybe(const maybe<T>& a, const maybe<
   return {op(a.value, b.value), true};
 }
 
-template <int G, class T, class Op>
-__device__ TALLY_FORCEINLINE maybe<T> group_reduce_shuffle(maybe<T> mine, Op op) {
-  static_assert(G >= 1 && G <= 32 && (G & (G - 1)) == 0, "tally: a lane group is a power of two up to 32");
-  const int lane = static_cast<int>(threadIdx.x) & 31;
-#pragma unroll
-  for (int mask = G / 2; mask > 0; mask /= 2) {
-    const T other_value = shuffle_xor(mine.value, mask);
-    const bool other_has = __shfl_xor_sync(full_warp_mask, mine.has ? 1 : 0, mask) != 0;
-    const maybe<T> other{other_value, other_has};
-    mine = (lane & mask) ? fold_maybe(other, mine, op) : fold_maybe(mine, other, op);
-  }
-  return mine;
-}
-
-/// The same with a run-time group size g (1, 2, 4, 8, 16 or 32).
+/// A butterfly of shuffles over groups of g lanes (g: 1, 2, 4, 8, 16 or 32, the same in
+/// every lane).
 template <class T, class Op>
 __device__ TALLY_FORCEINLINE maybe<T> group_reduce_shuffle(maybe<T> mine, int g, Op op) {
   const int lane = static_cast<int>(threadIdx.x) & 31;
