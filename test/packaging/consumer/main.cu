@@ -18,15 +18,17 @@
 #include <climits>
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <vector>
 
 int tally_consumer_host_version();  // version_check.cpp: a host-only C++ file
 
-// The versioned inline namespace must follow include/tally/version.hpp.
-#define TALLY_CONSUMER_NS_(major, minor) v##major##_##minor
-#define TALLY_CONSUMER_NS(major, minor) TALLY_CONSUMER_NS_(major, minor)
-static_assert(sizeof(tally::TALLY_CONSUMER_NS(TALLY_VERSION_MAJOR, TALLY_VERSION_MINOR)::host_policy) > 0,
-              "tally's inline namespace does not match TALLY_VERSION_MAJOR/MINOR");
+// The versioned inline namespace (detail/config.cuh) is reachable by its macro, and its
+// name starts with the version of include/tally/version.hpp (v<major>_<minor>_<patch>;
+// under nvcc the architectures follow: checked in main).
+static_assert(sizeof(tally::TALLY_VERSION_NAMESPACE::host_policy) > 0, "tally's inline namespace is not TALLY_VERSION_NAMESPACE");
+#define TALLY_CONSUMER_STR_(x) #x
+#define TALLY_CONSUMER_STR(x) TALLY_CONSUMER_STR_(x)
 
 namespace {
 
@@ -160,6 +162,16 @@ int main() {
   std::printf("tally %d.%d.%d (host-only TU: %d)\n", TALLY_VERSION_MAJOR, TALLY_VERSION_MINOR, TALLY_VERSION_PATCH,
               tally_consumer_host_version());
   if (tally_consumer_host_version() != TALLY_VERSION) return 1;
+  {
+    const std::string ns = TALLY_CONSUMER_STR(TALLY_VERSION_NAMESPACE);
+    const std::string version = "v" + std::to_string(TALLY_VERSION_MAJOR) + "_" + std::to_string(TALLY_VERSION_MINOR) +
+                                "_" + std::to_string(TALLY_VERSION_PATCH);
+    if (ns.rfind(version, 0) != 0 || ns.find("_SM_") == std::string::npos) {
+      std::fprintf(stderr, "tally's inline namespace %s does not start with %s and name the architectures\n", ns.c_str(),
+                   version.c_str());
+      return 1;
+    }
+  }
 
   int devices = 0;
   const cudaError_t status = cudaGetDeviceCount(&devices);
