@@ -14,6 +14,10 @@
 #   --targets "A B"   build only these targets (e.g. when device time is short)
 #   --fuzz SECONDS    also run `tally verify --fuzz SECONDS` (differential fuzzing)
 #   --sanitize        also run scripts/sanitize.sh (compute-sanitizer) over the GPU tests
+#   --arch LIST       CMAKE_CUDA_ARCHITECTURES (default: the project's rule, which is
+#                     CUDAARCHS, else the visible GPUs (native), else 90)
+#   --cccl-dir DIR    configure against this CCCL's cmake/cccl directory (e.g. CCCL 3.5
+#                     from PyPI; CCCL_DIR) instead of the toolkit's
 # The benchmarks run through `tally bench --json` (each bench_* binary once, its default
 # sizes), then `tally plot`: bench_*.md, bench.json and charts/ in the log directory.
 # environment:
@@ -33,6 +37,8 @@ filter=""
 targets=()
 fuzz=0
 sanitize=0
+arch=""
+cccl_dir=""
 while (($#)); do
   case "$1" in
     --tests-only) run_bench=0 ;;
@@ -46,6 +52,10 @@ while (($#)); do
     --fuzz) [ $# -ge 2 ] || { usage >&2; exit 2; }; fuzz=$2; shift ;;
     --fuzz=*) fuzz=${1#*=} ;;
     --sanitize) sanitize=1 ;;
+    --arch) [ $# -ge 2 ] || { usage >&2; exit 2; }; arch=$2; shift ;;
+    --arch=*) arch=${1#*=} ;;
+    --cccl-dir) [ $# -ge 2 ] || { usage >&2; exit 2; }; cccl_dir=$2; shift ;;
+    --cccl-dir=*) cccl_dir=${1#*=} ;;
     -h | --help) usage; exit 0 ;;
     *) echo "unknown option: $1" >&2; usage >&2; exit 2 ;;
   esac
@@ -83,10 +93,11 @@ if ((build)); then
   step "configure ($build_dir)"
   cmake_args=(-S "$root" -B "$build_dir" -G Ninja
     -DCMAKE_BUILD_TYPE=Release
-    -DCMAKE_CUDA_ARCHITECTURES=90
     -DTALLY_BUILD_TESTS=$([ $run_tests = 1 ] && echo ON || echo OFF)
     -DTALLY_BUILD_BENCHMARKS=$([ $run_bench = 1 ] && echo ON || echo OFF)
     -DTALLY_BUILD_TOOLS=ON)
+  [ -n "$arch" ] && cmake_args+=(-DCMAKE_CUDA_ARCHITECTURES="$arch")
+  [ -n "$cccl_dir" ] && cmake_args+=(-DCCCL_DIR="$cccl_dir")
   # CMake 4 refuses packages whose config files ask for a policy version below 3.5.
   cmake_major=$(cmake --version | awk 'NR==1 {split($3, v, "."); print v[1]}')
   if [ "${cmake_major:-0}" -ge 4 ]; then cmake_args+=(-DCMAKE_POLICY_VERSION_MINIMUM=3.5); fi
