@@ -8,6 +8,7 @@
 #include <tally/tally.cuh>
 
 #include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
 #include <thrust/host_vector.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/transform.h>
@@ -58,8 +59,10 @@ int main() {
   thrust::device_vector<float> shifted(batch * vocab);
   const float* maxima = thrust::raw_pointer_cast(row_max.data());
   float* out = thrust::raw_pointer_cast(shifted.data());
-  thrust::transform(thrust::counting_iterator<std::int64_t>(0), thrust::counting_iterator<std::int64_t>(batch * vocab),
-                    out, [=] __device__(std::int64_t i) { return expf(first[i] - maxima[i / vocab]); });
+  // thrust::device: with raw pointers and a counting iterator, Thrust would pick the host.
+  thrust::transform(thrust::device, thrust::counting_iterator<std::int64_t>(0),
+                    thrust::counting_iterator<std::int64_t>(batch * vocab), out,
+                    [=] __device__(std::int64_t i) { return expf(first[i] - maxima[i / vocab]); });
   thrust::device_vector<float> denominator(batch);
   tally::reduce_into(tally::par, out, tally::rows(batch, vocab), denominator.data(), 0.0f);
   // example-end softmax

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -30,6 +31,15 @@ namespace tally_support {
 class bench_report {
  public:
   explicit bench_report(std::vector<std::uint64_t> sizes) : sizes_(std::move(sizes)) {}
+
+  /// Columns other than sizes (bench_pieces: one per shape): the keys measurements are
+  /// recorded under, each column's heading, and the items a call reads there (for GB/s).
+  void set_columns(std::vector<std::uint64_t> keys, std::function<std::string(std::uint64_t)> label,
+                   std::function<double(std::uint64_t)> items) {
+    sizes_ = std::move(keys);
+    label_ = std::move(label);
+    items_ = std::move(items);
+  }
 
   /// Declares a case (tables come out in declaration order).
   void add_case(const std::string& name, const std::string& description, double bytes_per_item) {
@@ -63,8 +73,8 @@ class bench_report {
                return fixed(x.us, x.us < 10 ? 2 : 1);  // as the anchors write them
              });
       out += "\nGB/s (n x " + fixed(c.bytes_per_item, 0) + " bytes read / time):\n\n" +
-             section(c, [](const cell_t& x, const cell_t*, const case_t& cs, std::uint64_t n) {
-               return fixed(x.us > 0 ? double(n) * cs.bytes_per_item / (x.us * 1e3) : 0.0, 1);
+             section(c, [this](const cell_t& x, const cell_t*, const case_t& cs, std::uint64_t n) {
+               return fixed(x.us > 0 ? items_of(n) * cs.bytes_per_item / (x.us * 1e3) : 0.0, 1);
              });
       out += "\nspeed-up vs " + reference_impl + " (" + reference_impl +
              " µs / implementation µs; > 1 means faster than " + reference_impl + "):\n\n" +
@@ -99,10 +109,12 @@ class bench_report {
     return it->cells[{impl, n}];
   }
 
+  double items_of(std::uint64_t n) const { return items_ ? items_(n) : double(n); }
+
   template <class Format>
   std::string section(const case_t& c, Format format, const std::string& reference = "") const {
     std::vector<std::string> header{"implementation"};
-    for (auto n : sizes_) header.push_back(size_label(n));
+    for (auto n : sizes_) header.push_back(label_ ? label_(n) : size_label(n));
     table t(header);
     for (const auto& impl : c.rows) {
       std::vector<std::string> row{impl};
@@ -120,6 +132,8 @@ class bench_report {
   }
 
   std::vector<std::uint64_t> sizes_;
+  std::function<std::string(std::uint64_t)> label_;
+  std::function<double(std::uint64_t)> items_;
   std::vector<case_t> cases_;
 };
 

@@ -65,6 +65,7 @@ struct measurement_id {
   std::string key;        ///< the row in Google Benchmark's names and in messages, "tally_automatic"
   std::uint64_t n = 0;
   double bytes_per_item = 0;  ///< for GB/s: n x bytes_per_item bytes read per call
+  double items = 0;           ///< when > 0, the items read per call (n is then a column key)
 };
 
 /// One Google Benchmark entry: `input()` returns the input of (case, n) (anything with
@@ -93,7 +94,7 @@ std::optional<double> checked_measurement(benchmark::State& state, bench_session
       state.SetIterationTime(t.median_us * 1e-6);
     }
     g.report->record(id.case_name, id.row, id.n, t.median_us);
-    const double rate = gbps(double(id.n) * id.bytes_per_item, t.median_us);
+    const double rate = gbps((id.items > 0 ? id.items : double(id.n)) * id.bytes_per_item, t.median_us);
     g.rows.push_back({id.case_name, id.row, id.key, id.n, true, t.median_us, t.min_us, t.max_us, rate});
     state.counters["GB/s"] = rate;
     state.counters["spread%"] = spread_percent(t.median_us, t.min_us, t.max_us);

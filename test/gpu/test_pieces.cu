@@ -1,8 +1,8 @@
 // Reductions and arg-extrema over pieces (tally::rows, tally::segments) on every backend,
 // against tally::host on the same items (and CUB's DeviceSegmentedReduce::Sum for int32
 // sums over CSR offsets). Shapes that reach each way of the kernel (detail/pieces/): rows
-// of 0, 1, 16, 31, 32, 33 and 2049 items (groups of lanes), 2^16 + 1 and 2^20 + 3 items
-// (blocks, several per row), many short rows, pitched rows; CSR segments of random
+// of 0, 1, 16, 31, 32, 33, 2047, 2048 and 2049 items (groups of lanes), 2^16 + 1, 2^20 and
+// 2^20 + 3 items (blocks, several per row), 2^20 rows of 3 items, pitched rows; CSR segments of random
 // lengths with runs of empty ones, the begin/end form out of order with overlaps, and an
 // end before its begin (taken as empty). Data: random (float sums to 1e-4 relative), ints
 // hash % 4 (ties everywhere), NaN and ±inf in the floats.
@@ -11,6 +11,8 @@
 #include <tally/tally.cuh>
 
 #include <cub/device/device_segmented_reduce.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include <doctest/doctest.h>
 
@@ -120,8 +122,9 @@ void rows_suite(B backend) {
   };
   const std::vector<shape> shapes = {
       {5, 0, 0},     {7, 1, 1},         {9, 16, 16},       {3, 31, 31},       {3, 32, 40},  {3, 33, 33},
-      {4, 2049, 2049}, {2, 65537, 65537}, {1, small ? 70001 : (1 << 20) + 3, 0}, {small ? 1000 : 65536, 16, 16},
-      {small ? 64 : 600, 257, 300},
+      {3, 2047, 2047}, {3, 2048, 2048}, {4, 2049, 2049}, {2, 65537, 65537},
+      {1, small ? 70001 : (1 << 20) + 3, 0}, {1, small ? 65536 : 1 << 20, 0}, {small ? 1000 : 65536, 16, 16},
+      {small ? 1000 : 1 << 20, 3, 3}, {small ? 64 : 600, 257, 300},
   };
   for (const shape& sh : shapes) {
     const tally::rows_t rows = tally::rows(sh.rows, sh.length, sh.stride > 0 ? sh.stride : sh.length);
@@ -162,7 +165,43 @@ void segments_suite(B backend) {
             tally::segments(begins.data(), ends.data(), 40));
 }
 
+// Item i of the long pieces' input: i % 1000003, so each piece's maximum and sum have a
+// closed form.
+struct residue {
+  __host__ __device__ long long operator()(long long i) const { return i % 1000003; }
+};
+
 }  // namespace
+
+TEST_CASE_TEMPLATE("pieces: 2^31 + 5 items per piece (counting iterators) give the closed forms", B, TT_BACKENDS) {
+  if (tt::sanitizing()) return;  // minutes under the sanitizer; the suites above cover the code paths
+  CAPTURE(tt::backend_label(B{}));
+  const long long length = (1LL << 31) + 5;
+  const thrust::counting_iterator<long long> count(0);
+  const auto items = thrust::make_transform_iterator(count, residue{});
+  // Sums of i over rows of a counting iterator: row r is [r L, (r + 1) L).
+  tt::device_buffer<long long> sums{2};
+  tally::reduce_into(tally::par.with(B{}), count, tally::rows(2, length), sums.data(), 0LL);
+  TT_CUDA(cudaDeviceSynchronize());
+  const auto got = to_host(sums, 2);
+  CHECK(got[0] == length * (length - 1) / 2);
+  CHECK(got[1] == length * (length - 1) / 2 + length * length);
+  // Arg-max of i % P over segments given by int64 offsets (one of 7 items): item j of a
+  // segment that begins at b is (b + j) % P; P - 1 first appears at j0 = P - 1 - b % P;
+  // a segment shorter than that rises to its last item.
+  const long long P = 1000003;
+  const std::vector<long long> offsets = {0, length, length + 7, 2 * length + 7};
+  const auto d_offsets = to_device(offsets);
+  tt::device_buffer<std::int64_t> index{3};
+  tally::max_element_into(tally::par.with(B{}), items, tally::segments(d_offsets.data(), 3), index.data());
+  TT_CUDA(cudaDeviceSynchronize());
+  const auto idx = to_host(index, 3);
+  for (int s = 0; s < 3; ++s) {
+    const long long len = offsets[s + 1] - offsets[s], j0 = P - 1 - offsets[s] % P;
+    CAPTURE(s);
+    CHECK(idx[s] == (j0 < len ? j0 : len - 1));
+  }
+}
 
 TEST_CASE_TEMPLATE("pieces: rows, every backend, against tally::host", B, TT_BACKENDS) {
   rows_suite<B, float>(B{});

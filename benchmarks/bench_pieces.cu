@@ -1,0 +1,363 @@
+// bench_pieces: reduce_into and max_element_into over tally::rows / tally::segments (one
+// launch for every piece) against CUB's DeviceSegmentedReduce::Sum / ArgMax and the
+// stream_read floor, side by side in one run, by the anchors' method
+// (shared/anchors/README.md, "Rows"): back-to-back calls between CUDA events, inputs
+// rotating over copies that fill 512 MiB, the figure is the median over 7 loops of the
+// mean µs per call. float32 uniform in [0, 1).
+//
+// The columns are shapes, not sizes: the anchors' rows (1 x 131072, 64 x 131072,
+// 512 x 131072, 1024 x 65536, 16 x 2^24), 2^20 rows of 16 items, 2^16 CSR segments of
+// random lengths (mean 512, int32 offsets) and 1 x 2^28 (as fast as the flat call?).
+// The CUB row is CCCL's DeviceSegmentedReduce: with CCCL >= 3.5 its fixed-size form for
+// rows (what the anchors measured), else offsets from a counting iterator; offsets for
+// CSR. Every row's result is checked against CUB's on the same input first (sums to
+// 1e-4 relative; argmax: the item at tally's index equals CUB's maximum and the index is
+// not after CUB's); a wrong result is reported as WRONG, never timed.
+//
+// Flags (removed before Google Benchmark sees argv; its own --benchmark_* flags work):
+//   --cases=LIST   subset of float_sum,float_argmax
+//   --md=FILE      where the Markdown tables go (default bench_pieces.md)
+//   --json=FILE    every row as JSON Lines (n is the shape's index; see the md tables)
+//   --device=N     run on CUDA device N
+//   (--sizes is accepted and not used: the columns are the shapes above.)
+// torch's figures for the same shapes: scripts/bench_pieces_torch.py, run beside this.
+
+#include <tally/tally.cuh>
+
+#include <tally_support/bench_cli.hpp>
+#include <tally_support/bench_session.cuh>
+#include <tally_support/cuda_check.cuh>
+#include <tally_support/data.cuh>
+#include <tally_support/device_buffer.cuh>
+#include <tally_support/timing.cuh>
+
+#include <benchmark/benchmark.h>
+#include <cub/device/device_segmented_reduce.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace ts = tally_support;
+
+namespace {
+
+// --- the shapes (table columns) ----------------------------------------------------------
+
+struct shape {
+  const char* label;
+  std::int64_t rows;    // rows, or segments for CSR
+  std::int64_t length;  // row length; for CSR the mean segment length
+  bool csr;
+};
+const shape shapes[] = {
+    {"1x131072", 1, 131072, false},         {"64x131072", 64, 131072, false},
+    {"512x131072", 512, 131072, false},     {"1024x65536", 1024, 65536, false},
+    {"16x2^24", 16, 1 << 24, false},        {"2^20x16", 1 << 20, 16, false},
+    {"CSR 2^16 (mean 512)", 1 << 16, 512, true}, {"1x2^28", 1, 1 << 28, false},
+};
+constexpr int shape_count = int(sizeof(shapes) / sizeof(shapes[0]));
+
+enum class op { sum, argmax };
+const char* op_case(op o) { return o == op::sum ? "float_sum" : "float_argmax"; }
+
+// --- the implementations (table rows, in this order) --------------------------------------
+
+enum class impl { floor, cub, tally_automatic, tally_atomic, tally_shared_memory, tally_warp_shuffle };
+const impl all_impls[] = {impl::floor,        impl::cub,          impl::tally_automatic,
+                          impl::tally_atomic, impl::tally_shared_memory, impl::tally_warp_shuffle};
+const char* impl_row(impl i) {
+  switch (i) {
+    case impl::floor: return "stream_read (floor)";
+    case impl::cub: return "cub DeviceSegmentedReduce";
+    case impl::tally_automatic: return "tally automatic";
+    case impl::tally_atomic: return "tally atomic";
+    case impl::tally_shared_memory: return "tally shared_memory";
+    case impl::tally_warp_shuffle: return "tally warp_shuffle";
+  }
+  return "?";
+}
+const char* impl_key(impl i) {
+  switch (i) {
+    case impl::floor: return "stream_read";
+    case impl::cub: return "cub";
+    case impl::tally_automatic: return "tally_automatic";
+    case impl::tally_atomic: return "tally_atomic";
+    case impl::tally_shared_memory: return "tally_shared_memory";
+    case impl::tally_warp_shuffle: return "tally_warp_shuffle";
+  }
+  return "?";
+}
+
+template <class F>
+void with_tally_policy(impl which, cudaStream_t s, F&& f) {
+  switch (which) {
+    case impl::tally_automatic: f(tally::par.on(s).with(tally::backend::automatic)); break;
+    case impl::tally_atomic: f(tally::par.on(s).with(tally::backend::atomic)); break;
+    case impl::tally_shared_memory: f(tally::par.on(s).with(tally::backend::shared_memory)); break;
+    case impl::tally_warp_shuffle: f(tally::par.on(s).with(tally::backend::warp_shuffle)); break;
+    default: throw std::logic_error("with_tally_policy: not a tally row");
+  }
+}
+
+#if CCCL_VERSION < 3005000
+/// Row r's first item: r * length (CUB's offsets for rows before CCCL 3.5).
+struct row_offset {
+  std::int64_t length;
+  __host__ __device__ std::int64_t operator()(std::int64_t r) const { return r * length; }
+};
+#endif
+
+/// values[s] = in[begins[s] + index[s]]: the items at tally's indices, for the check.
+__global__ void gather_at(const float* in, const std::int64_t* begins, const std::int64_t* index, float* values,
+                          std::int64_t count) {
+  for (std::int64_t s = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; s < count;
+       s += std::int64_t(gridDim.x) * blockDim.x)
+    values[s] = in[begins[s] + index[s]];
+}
+
+// --- the input of one shape ---------------------------------------------------------------
+
+/// The items of one shape in rotating copies, its offsets, the outputs, and CUB's results.
+struct pieces_input {
+  const shape& sh;
+  cudaStream_t stream;
+  std::vector<int> host_offsets;  // CSR only
+  std::int64_t items;
+  ts::device_buffer<int> offsets;
+  ts::device_buffer<std::int64_t> begins;
+  ts::device_copies<float> in;
+  ts::device_buffer<unsigned char> cub_temp;
+  std::size_t cub_temp_bytes = 0;
+  ts::device_buffer<float> sums;
+  ts::device_buffer<cub::KeyValuePair<int, float>> pairs;
+  ts::device_buffer<std::int64_t> index;
+  ts::device_buffer<float> values;
+  std::vector<float> cub_sums;
+  std::vector<cub::KeyValuePair<int, float>> cub_pairs;
+
+  pieces_input(const shape& s, cudaStream_t st)
+      : sh(s), stream(st), host_offsets(make_offsets(s)), items(total_items(s, host_offsets)),
+        offsets(host_offsets.empty() ? 1 : host_offsets.size()), begins(std::size_t(s.rows)),
+        in(std::size_t(items), ts::rotating_copies(std::size_t(items) * sizeof(float))), sums(std::size_t(s.rows)),
+        pairs(std::size_t(s.rows)), index(std::size_t(s.rows)), values(std::size_t(s.rows)) {
+    std::vector<std::int64_t> b(std::size_t(s.rows));
+    for (std::int64_t r = 0; r < s.rows; ++r) b[r] = s.csr ? host_offsets[r] : r * s.length;
+    TALLY_SUPPORT_CHECK(cudaMemcpy(begins.data(), b.data(), sizeof(std::int64_t) * b.size(), cudaMemcpyHostToDevice));
+    if (s.csr)
+      TALLY_SUPPORT_CHECK(cudaMemcpy(offsets.data(), host_offsets.data(), sizeof(int) * host_offsets.size(),
+                                     cudaMemcpyHostToDevice));
+    ts::fill_uniform(in.copy(0), std::size_t(items), 0, stream);
+    in.replicate_first(stream);
+    std::size_t sum_bytes = 0, arg_bytes = 0;
+    TALLY_SUPPORT_CHECK(cub_call(op::sum, nullptr, sum_bytes, 0));
+    TALLY_SUPPORT_CHECK(cub_call(op::argmax, nullptr, arg_bytes, 0));
+    cub_temp_bytes = std::max(sum_bytes, arg_bytes);
+    cub_temp = ts::device_buffer<unsigned char>(cub_temp_bytes == 0 ? 1 : cub_temp_bytes);
+    cub_sums = cub_result<float>(op::sum, 0);
+    cub_pairs = cub_result<cub::KeyValuePair<int, float>>(op::argmax, 0);
+    // Never time on zeros: the data must be there, in the first copy and the last.
+    if (cub_sums[0] == 0.0f) throw std::runtime_error(std::string(sh.label) + ": CUB's first sum is 0: not filled?");
+    if (cub_result<float>(op::sum, in.count() - 1) != cub_sums)
+      throw std::runtime_error(std::string(sh.label) + ": the last input copy differs from the first");
+  }
+
+  static std::vector<int> make_offsets(const shape& s) {
+    if (!s.csr) return {};
+    std::mt19937_64 rng(2026);
+    std::vector<int> o{0};
+    for (std::int64_t r = 0; r < s.rows; ++r) o.push_back(o.back() + int(rng() % std::uint64_t(2 * s.length + 1)));
+    return o;
+  }
+  static std::int64_t total_items(const shape& s, const std::vector<int>& o) {
+    return s.csr ? o.back() : s.rows * s.length;
+  }
+
+  /// CUB's call for `o` on copy k (into sums or pairs); with temp == nullptr, the size query.
+  cudaError_t cub_call(op o, void* temp, std::size_t& bytes, int k) {
+    const float* first = in.copy(k);
+    if (sh.csr) {
+      return o == op::sum ? cub::DeviceSegmentedReduce::Sum(temp, bytes, first, sums.data(), sh.rows, offsets.data(),
+                                                            offsets.data() + 1, stream)
+                          : cub::DeviceSegmentedReduce::ArgMax(temp, bytes, first, pairs.data(), sh.rows,
+                                                               offsets.data(), offsets.data() + 1, stream);
+    }
+#if CCCL_VERSION >= 3005000
+    // The fixed-size ArgMax writes cuda::std::pair<int, float>: the same bytes as the
+    // KeyValuePair the offsets form writes (index, then value).
+    static_assert(sizeof(cuda::std::pair<int, float>) == sizeof(cub::KeyValuePair<int, float>));
+    const int length = int(sh.length);
+    auto* fixed_pairs = reinterpret_cast<cuda::std::pair<int, float>*>(pairs.data());
+    return o == op::sum ? cub::DeviceSegmentedReduce::Sum(temp, bytes, first, sums.data(), sh.rows, length, stream)
+                        : cub::DeviceSegmentedReduce::ArgMax(temp, bytes, first, fixed_pairs, sh.rows, length, stream);
+#else
+    const auto begin = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), row_offset{sh.length});
+    return o == op::sum ? cub::DeviceSegmentedReduce::Sum(temp, bytes, first, sums.data(), sh.rows, begin, begin + 1,
+                                                          stream)
+                        : cub::DeviceSegmentedReduce::ArgMax(temp, bytes, first, pairs.data(), sh.rows, begin,
+                                                             begin + 1, stream);
+#endif
+  }
+  template <class R>
+  std::vector<R> cub_result(op o, int k) {
+    TALLY_SUPPORT_CHECK(cub_call(o, cub_temp.data(), cub_temp_bytes, k));
+    std::vector<R> got(std::size_t(sh.rows));
+    const void* from = o == op::sum ? static_cast<const void*>(sums.data()) : static_cast<const void*>(pairs.data());
+    TALLY_SUPPORT_CHECK(cudaMemcpyAsync(got.data(), from, sizeof(R) * got.size(), cudaMemcpyDeviceToHost, stream));
+    TALLY_SUPPORT_CHECK(cudaStreamSynchronize(stream));
+    return got;
+  }
+
+  /// tally's call for `o` on copy k with `policy`.
+  template <class Policy>
+  void tally_call(op o, const Policy& policy, int k) {
+    const float* first = in.copy(k);
+    if (sh.csr) {
+      const auto pieces = tally::segments(offsets.data(), sh.rows);
+      if (o == op::sum) tally::reduce_into(policy, first, pieces, sums.data(), 0.0f);
+      else tally::max_element_into(policy, first, pieces, index.data());
+    } else {
+      const auto pieces = tally::rows(sh.rows, sh.length);
+      if (o == op::sum) tally::reduce_into(policy, first, pieces, sums.data(), 0.0f);
+      else tally::max_element_into(policy, first, pieces, index.data());
+    }
+  }
+
+  /// "" when tally's result on copy 0 (just computed) matches CUB's, else the first difference.
+  std::string check(op o) {
+    std::ostringstream why;
+    if (o == op::sum) {
+      std::vector<float> got(std::size_t(sh.rows));
+      TALLY_SUPPORT_CHECK(cudaMemcpy(got.data(), sums.data(), sizeof(float) * got.size(), cudaMemcpyDeviceToHost));
+      for (std::size_t s = 0; s < got.size(); ++s)
+        if (!(std::fabs(got[s] - cub_sums[s]) <= 1e-4f * std::max(1.0f, std::fabs(cub_sums[s])))) {
+          why << "piece " << s << ": sum " << got[s] << ", CUB gives " << cub_sums[s];
+          return why.str();
+        }
+      return "";
+    }
+    gather_at<<<256, 256, 0, stream>>>(in.copy(0), begins.data(), index.data(), values.data(), sh.rows);
+    TALLY_SUPPORT_CHECK(cudaGetLastError());
+    std::vector<float> got(std::size_t(sh.rows));
+    std::vector<std::int64_t> idx(std::size_t(sh.rows));
+    TALLY_SUPPORT_CHECK(cudaMemcpyAsync(got.data(), values.data(), sizeof(float) * got.size(), cudaMemcpyDeviceToHost,
+                                        stream));
+    TALLY_SUPPORT_CHECK(cudaMemcpyAsync(idx.data(), index.data(), sizeof(std::int64_t) * idx.size(),
+                                        cudaMemcpyDeviceToHost, stream));
+    TALLY_SUPPORT_CHECK(cudaStreamSynchronize(stream));
+    for (std::size_t s = 0; s < got.size(); ++s)
+      if (!(got[s] == cub_pairs[s].value && idx[s] <= cub_pairs[s].key)) {
+        why << "piece " << s << ": index " << idx[s] << " (item " << got[s] << "), CUB gives " << cub_pairs[s].key
+            << " (" << cub_pairs[s].value << ")";
+        return why.str();
+      }
+    return "";
+  }
+};
+
+// --- shared state of one run ----------------------------------------------------------------
+
+ts::bench_session g;
+std::unique_ptr<pieces_input> g_input;  // one shape's input at a time
+int g_input_shape = -1;
+
+pieces_input& input_of(int shape_index) {
+  if (shape_index != g_input_shape) {
+    g_input.reset();  // free the previous shape's input first
+    g_input_shape = -1;
+    g_input = std::make_unique<pieces_input>(shapes[shape_index], g.stream);
+    g_input_shape = shape_index;
+  }
+  return *g_input;
+}
+
+void run_benchmark(benchmark::State& state, op o, impl which, int shape_index) {
+  const shape& sh = shapes[shape_index];
+  ts::measurement_id id{op_case(o), impl_row(which), impl_key(which), std::uint64_t(shape_index), sizeof(float)};
+  ts::checked_measurement(
+      state, g, id,
+      [&]() -> pieces_input& {
+        pieces_input& s = input_of(shape_index);
+        id.items = double(s.items);  // checked_measurement reads it after input()
+        return s;
+      },
+      [&](pieces_input& s) {
+        if (which == impl::floor || which == impl::cub) return std::string();  // the reference itself
+        TALLY_SUPPORT_CHECK(cudaMemsetAsync(s.sums.data(), 0xff, sizeof(float) * sh.rows, g.stream));
+        TALLY_SUPPORT_CHECK(cudaMemsetAsync(s.index.data(), 0, sizeof(std::int64_t) * sh.rows, g.stream));
+        with_tally_policy(which, g.stream, [&](auto policy) { s.tally_call(o, policy, 0); });
+        TALLY_SUPPORT_CHECK(cudaStreamSynchronize(g.stream));
+        return s.check(o);
+      },
+      [&](pieces_input& s) {
+        const int copies = s.in.count();
+        if (which == impl::floor)
+          return ts::time_calls([&](int k) { (*g.ruler)(s.in.copy(k), std::size_t(s.items) * sizeof(float), g.stream); },
+                                copies, g.stream);
+        if (which == impl::cub)
+          return ts::time_calls([&](int k) { TALLY_SUPPORT_CHECK(s.cub_call(o, s.cub_temp.data(), s.cub_temp_bytes, k)); },
+                                copies, g.stream);
+        ts::timing_result t;
+        with_tally_policy(which, g.stream, [&](auto policy) {
+          t = ts::time_calls([&](int k) { s.tally_call(o, policy, k); }, copies, g.stream);
+        });
+        return t;
+      });
+}
+
+const ts::bench_program program{"bench_pieces",
+                                "tally reduce_into / max_element_into over rows and segments vs CUB's "
+                                "DeviceSegmentedReduce and the stream_read floor\n",
+                                "bench_pieces.md", {"float_sum", "float_argmax"}, "float_sum/tally_automatic"};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return ts::run_comparison_benchmarks(
+      argc, argv, program, g,
+      [](const ts::bench_flags& flags) {
+        std::vector<std::uint64_t> keys;
+        for (int i = 0; i < shape_count; ++i) keys.push_back(std::uint64_t(i));
+        g.report->set_columns(
+            keys, [](std::uint64_t i) { return std::string(shapes[i].label); },
+            [](std::uint64_t i) {
+              const shape& s = shapes[i];
+              return double(s.rows) * double(s.length);  // CSR: the mean (the generator's expectation)
+            });
+        for (op o : {op::sum, op::argmax}) {
+          if (!flags.wants(op_case(o))) continue;
+          g.report->add_case(op_case(o),
+                             o == op::sum ? "reduce_into over pieces, float32 sum (cub row: Sum)"
+                                          : "max_element_into over pieces, float32 (cub row: ArgMax)",
+                             sizeof(float));
+          for (int i = 0; i < shape_count; ++i)
+            for (impl which : all_impls) {
+              const std::string name = std::string(op_case(o)) + "/" + impl_key(which) + "/" + shapes[i].label;
+              ts::register_measurement(name, [o, which, i](benchmark::State& st) { run_benchmark(st, o, which, i); });
+            }
+        }
+      },
+      [] {
+        g_input.reset();
+        g_input_shape = -1;
+      },
+      [](const ts::bench_session& s) {
+        std::string md =
+            "- method: median over 7 loops of the mean time per call, back-to-back calls between CUDA events, "
+            "inputs rotating over copies that fill 512 MiB (at most 1024); CUB temporary storage allocated once\n";
+        md += std::string("- cub row: CCCL ") + ts::cccl_version_string() +
+              (CCCL_VERSION >= 3005000 ? ", fixed-size rows" : ", rows as offsets (no fixed-size form before 3.5)") +
+              "; CSR as int32 offsets\n";
+        md += "- copy ceiling: 1 GiB device-to-device copy, " + ts::figure(s.ceiling.gbps) + " GB/s (read + write)\n";
+        md += "- GB/s for CSR uses the expected item count (segments x 512)\n";
+        md += "- WRONG: the result differed from CUB's on the same input; such a row is not timed\n\n";
+        md += s.report->markdown("cub DeviceSegmentedReduce");
+        return md;
+      });
+}

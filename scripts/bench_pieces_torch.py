@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""torch's figures for bench_pieces' shapes (benchmarks/bench_pieces.cu), by the same
+method: float32 uniform in [0, 1), inputs rotating over copies that fill 512 MiB,
+back-to-back calls between CUDA events, the median over 7 loops of the mean µs per call
+(Python's per-call overhead included, as the anchors measure torch).
+
+Rows: torch.sum(x, dim=-1) and torch.argmax(x, dim=-1) on a (rows, length) tensor.
+CSR (2^16 segments of random lengths, mean 512): torch.segment_reduce(x, "sum",
+lengths=...) and, for argmax, no single torch call exists: not measured ("-").
+
+usage: scripts/bench_pieces_torch.py [--md FILE]
+Prints a Markdown table (and writes it to --md FILE when given).
+"""
+import argparse
+import statistics
+import sys
+
+SHAPES = [
+    ("1x131072", 1, 131072, False),
+    ("64x131072", 64, 131072, False),
+    ("512x131072", 512, 131072, False),
+    ("1024x65536", 1024, 65536, False),
+    ("16x2^24", 16, 1 << 24, False),
+    ("2^20x16", 1 << 20, 16, False),
+    ("CSR 2^16 (mean 512)", 1 << 16, 512, True),
+    ("1x2^28", 1, 1 << 28, False),
+]
+BUDGET = 512 << 20
+
+
+def time_calls(torch, call, copies, loops=7, min_calls=20, min_ms=2.0):
+    """Median over loops of the mean µs per call; call(k) runs on copy k % copies."""
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for k in range(3):  # warm up
+        call(k)
+    torch.cuda.synchronize()
+    calls = min_calls
+    while True:  # calls per loop: at least min_calls, about min_ms long
+        start.record()
+        for k in range(calls):
+            call(k)
+        stop.record()
+        stop.synchronize()
+        if start.elapsed_time(stop) >= min_ms or calls >= 1 << 16:
+            break
+        calls *= 2
+    means = []
+    for _ in range(loops):
+        start.record()
+        for k in range(calls):
+            call(k)
+        stop.record()
+        stop.synchronize()
+        means.append(start.elapsed_time(stop) * 1e3 / calls)
+    return statistics.median(means)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--md", help="write the Markdown table here too")
+    args = parser.parse_args()
+    try:
+        import torch
+    except ImportError:
+        print("bench_pieces_torch: no torch", file=sys.stderr)
+        return 2
+    if not torch.cuda.is_available():
+        print("bench_pieces_torch: no CUDA device", file=sys.stderr)
+        return 2
+    gen = torch.Generator(device="cuda").manual_seed(2026)
+    sums, argmaxes = [], []
+    for label, rows, length, csr in SHAPES:
+        if csr:
+            lengths = torch.randint(0, 2 * length + 1, (rows,), device="cuda", generator=gen)
+            n = int(lengths.sum())
+        else:
+            n = rows * length
+        copies = max(1, min(1024, BUDGET // (n * 4)))
+        base = torch.rand(n, device="cuda", generator=gen)
+        xs = [base.clone() for _ in range(copies)]
+        del base
+        if csr:
+            # Checked once against a reference (a cumulative sum), never timed on zeros.
+            got = torch.segment_reduce(xs[0], "sum", lengths=lengths)
+            offsets = torch.cat([torch.zeros(1, device="cuda", dtype=torch.int64), lengths.cumsum(0)])
+            csum = torch.cat([torch.zeros(1, device="cuda", dtype=torch.float64), xs[0].double().cumsum(0)])
+            want = (csum[offsets[1:]] - csum[offsets[:-1]]).float()
+            assert torch.allclose(got, want, rtol=1e-3, atol=1e-3), label
+            sums.append(time_calls(torch, lambda k: torch.segment_reduce(xs[k % copies], "sum", lengths=lengths), copies))
+            argmaxes.append(None)
+        else:
+            views = [x.view(rows, length) for x in xs]
+            assert float(views[0].sum()) > 0, label
+            sums.append(time_calls(torch, lambda k: torch.sum(views[k % copies], dim=-1), copies))
+            argmaxes.append(time_calls(torch, lambda k: torch.argmax(views[k % copies], dim=-1), copies))
+            del views
+        del xs
+        torch.cuda.empty_cache()
+    head = "| µs per call | " + " | ".join(s[0] for s in SHAPES) + " |"
+    rule = "|---|" + "---:|" * len(SHAPES)
+    fmt = lambda v: "-" if v is None else (f"{v:.2f}" if v < 10 else f"{v:.1f}")
+    lines = [
+        f"torch {torch.__version__} on {torch.cuda.get_device_name()}: float32 uniform in [0, 1), "
+        "median over 7 loops of the mean µs per call, Python's call included",
+        "",
+        head,
+        rule,
+        "| torch.sum(dim=-1) (CSR: segment_reduce) | " + " | ".join(fmt(v) for v in sums) + " |",
+        "| torch.argmax(dim=-1) | " + " | ".join(fmt(v) for v in argmaxes) + " |",
+    ]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.md:
+        with open(args.md, "w") as f:
+            f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
