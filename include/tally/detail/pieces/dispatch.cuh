@@ -143,11 +143,11 @@ void dispatch_pieces(const char* algorithm, const Policy& policy, const device_c
   const int grid = static_cast<int>(wanted < resident ? wanted : resident);
   const call_stream where = call_stream_of(policy);
   if (launch.lanes == 0 && launch.chunks > 1) {
-    // One slot per chunk: the counter word (in each piece's first) and the partial.
+    // One slot per chunk: the counter word (in each piece's first) and the partial. The
+    // counters must be zero: the lease clears the slots when something else wrote there.
     const std::size_t slot_bytes = sizeof(piece_slot<T>);
     scratch_lease lease(algorithm, ctx, where, std::size_t(count * launch.chunks) * slot_bytes,
                         scratch_use::piece_slots, slot_bytes);
-    launch.epoch = lease.status_epoch();
     check(launch_kernel(kernel, ctx.arch, grid, threads, where.stream, first, device_pieces, plan, out, launch,
                         lease.view()),
           algorithm, "kernel launch failed");

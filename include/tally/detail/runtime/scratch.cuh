@@ -138,8 +138,9 @@ inline scratch_registry& the_scratch_registry() {
 /// What a launch keeps in the partials: per-block values (left as written), or copy_if's
 /// tile status words, which carry a generation number (an epoch) so that a call need not
 /// clear the words of the call before: words of an older epoch read as "nothing yet".
-/// piece_slots: the pieces' slots (detail/pieces/kernel.cuh), each an epoch-tagged
-/// counter word and a partial at a fixed stride (scratch_lease's `layout`).
+/// piece_slots: the pieces' slots (detail/pieces/kernel.cuh), each a counter word that
+/// the kernel leaves at zero and a partial, at a fixed stride (scratch_lease's `layout`):
+/// cleared like tile status words (when something else wrote there), their epoch unused.
 enum class scratch_use { partials, tile_status, piece_slots };
 
 /// The largest epoch; the call after it clears the words and starts again at 1.
