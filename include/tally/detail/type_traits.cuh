@@ -90,9 +90,26 @@ TALLY_HOST_DEVICE auto raw_address(P p) {
   if constexpr (std::is_pointer_v<P>) return p;
   else return raw_address(p.get());
 }
+/// Reverse iterators are never contiguous (they walk backwards), and are not asked of
+/// Thrust: CCCL 3.5's trait does not compile for `cuda::std::reverse_iterator<device_ptr<T>>`
+/// (what `thrust::make_reverse_iterator` returns there) under g++, whose check of the
+/// contiguous_iterator concept instantiates its operator->. The question goes to Thrust
+/// lazily (std::conjunction stops at the first false), so the trait is never named for them.
 template <class It>
-struct contiguous_iterator<It, std::enable_if_t<!std::is_pointer_v<It> && thrust::is_contiguous_iterator_v<It>>>
-    : std::true_type {
+struct is_reverse_iterator : std::false_type {};
+template <class It>
+struct is_reverse_iterator<std::reverse_iterator<It>> : std::true_type {};
+template <class It>
+struct is_reverse_iterator<::cuda::std::reverse_iterator<It>> : std::true_type {};
+template <class It>
+struct asks_thrust_contiguous : std::bool_constant<thrust::is_contiguous_iterator_v<It>> {};
+template <class It>
+inline constexpr bool is_contiguous_non_pointer_v =
+    std::conjunction_v<std::negation<std::is_pointer<It>>, std::negation<is_reverse_iterator<It>>,
+                       asks_thrust_contiguous<It>>;
+
+template <class It>
+struct contiguous_iterator<It, std::enable_if_t<is_contiguous_non_pointer_v<It>>> : std::true_type {
   using pointer = decltype(raw_address(&*std::declval<const It&>()));
   // The standard library's iterators have host-only members: this is then called on the
   // host only, and nvcc must not check it as a device function.
