@@ -264,10 +264,13 @@ struct library_order_key {
   }
 };
 
-__global__ inline void iota_kernel(std::int64_t* out, std::uint64_t n) {
+// A template, so that a header may define it in every translation unit (nvcc ignores
+// `inline` on a kernel, with a warning in every build that includes this file).
+template <class Index>
+__global__ void iota_kernel(Index* out, std::uint64_t n) {
   const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
   for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-    out[i] = std::int64_t(i);
+    out[i] = Index(i);
 }
 
 template <class Key, class F, class U>

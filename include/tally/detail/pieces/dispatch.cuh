@@ -69,7 +69,13 @@ void check_pieces_accessible(const char* algorithm, It first, const Pieces& piec
   if constexpr (!std::is_same_v<Pieces, rows_t>) {
     if (pieces.count() > 0) {
       check_device_accessible(algorithm, "the segments' begin offsets", pieces.begin_offsets, ctx);
-      check_device_accessible(algorithm, "the segments' end offsets", pieces.end_offsets, ctx);
+      // CSR (segments(offsets, n)): the end offsets are the same array, one further; one
+      // query less per call.
+      bool same_array = false;
+      if constexpr (is_contiguous_iterator_v<decltype(pieces.begin_offsets)>)
+        same_array = to_raw_pointer(pieces.end_offsets) == to_raw_pointer(pieces.begin_offsets) + 1;
+      if (!same_array)
+        check_device_accessible(algorithm, "the segments' end offsets", pieces.end_offsets, ctx);
     }
   }
 }
