@@ -12,7 +12,8 @@
 //   shared_memory: warp/group_reduce.cuh); its first lane finishes the piece. For many
 //   short or medium pieces: no block per piece, no barrier.
 // - blocks (lanes = 0): `chunks` blocks per piece, block u taking chunk u % chunks of
-//   piece u / chunks (the grid strides over the units). The block folds its chunk with
+//   piece u / chunks (the grid strides over the units); chunk c is the piece's tiles c,
+//   c + chunks, ... (fold_chunk). The block folds its chunk with
 //   Items loads in flight per thread and combines like the backend's reduction (a tree in
 //   shared memory or shuffles). With one chunk its thread 0 finishes the piece; with more
 //   it writes its partial into the chunk's slot and arrives at the piece's counter (the
@@ -76,56 +77,74 @@ __device__ TALLY_FORCEINLINE void fold_item(maybe<T>& acc, const Plan& plan, It 
   acc = acc.has ? maybe<T>{plan.op(acc.value, v), true} : maybe<T>{v, true};
 }
 
-/// Folds items [lo, hi) of a contiguous piece into this thread's acc with 16-byte vector
-/// loads, as the flat reduction reads (block/for_each_item.cuh): the items before the
-/// first aligned one and after the last full tile one by one, the tiles in between a
-/// vector per load, a warp reading 512 contiguous bytes. Scalar loads left the long rows
-/// at 2.77 TB/s where CUB's fixed-size segmented sum reads 2.96 (512 x 131072, H100).
-/// Thread t holds items iff t < min(hi - lo, Threads), as with the scalar loop. Returns
-/// false (nothing read) when the input is not a pointer aligned to its type.
+/// Folds chunk c of a piece's `chunks` into this thread's acc: the piece's full tiles c,
+/// c + chunks, c + 2 chunks, ... (so that the blocks at work on one piece read neighbouring
+/// tiles at a time, as the flat reduction's grid stride does, instead of each streaming a
+/// region of its own), then, in the last chunk, the items before the first aligned one and
+/// after the last full tile, one by one. A pointer aligned to its type is read with 16-byte
+/// vector loads as the flat reduction reads (block/for_each_item.cuh): a warp reads 512
+/// contiguous bytes. Returns how many threads hold a value, a prefix of the block
+/// (block-uniform): all when the chunk has a full tile, else those of the head and tail.
 template <int Threads, int Items, class Plan, class T, class It>
-__device__ TALLY_FORCEINLINE bool fold_chunk_vectorized(maybe<T>& acc, const Plan& plan, It p, std::int64_t lo,
-                                                        std::int64_t hi) {
+__device__ TALLY_FORCEINLINE int fold_chunk(maybe<T>& acc, const Plan& plan, It p, std::int64_t length,
+                                            std::int64_t c, std::int64_t chunks) {
   using V = iter_value_t<It>;
+  constexpr std::int64_t tile = std::int64_t(Threads) * Items;
+  const int tid = static_cast<int>(threadIdx.x);
+  const auto fold_value = [&](const T& folded) {
+    acc = acc.has ? maybe<T>{plan.op(acc.value, folded), true} : maybe<T>{folded, true};
+  };
+  std::int64_t head = 0;  // items before the first vector-aligned one (0: not vectorized)
+  bool vectorized = false;
   if constexpr (is_contiguous_iterator_v<It> && vector_width<V>(Items) > 1) {
     using shape = vector_shape<V, Items>;
-    constexpr int width = shape::width, loads = Items / width;
-    constexpr std::int64_t tile = std::int64_t(Threads) * Items;
     const V* raw = to_raw_pointer(p);
-    const auto address = reinterpret_cast<std::uintptr_t>(raw + lo);
-    if (address % sizeof(V) != 0) return false;
-    const std::int64_t misaligned = std::int64_t(address % shape::bytes);
-    std::int64_t head = misaligned ? (shape::bytes - misaligned) / std::int64_t(sizeof(V)) : 0;
-    if (head > hi - lo) head = hi - lo;
-    const std::int64_t body = lo + head, full_tiles = (hi - body) / tile;
-    const int tid = static_cast<int>(threadIdx.x);
-    const auto* words = reinterpret_cast<const typename shape::word*>(raw + body);
-    for (std::int64_t t = 0; t < full_tiles; ++t) {
-      typename shape::word loaded[loads];
+    const auto address = reinterpret_cast<std::uintptr_t>(raw);
+    if (address % sizeof(V) == 0) {
+      vectorized = true;
+      const std::int64_t misaligned = std::int64_t(address % shape::bytes);
+      head = misaligned ? (shape::bytes - misaligned) / std::int64_t(sizeof(V)) : 0;
+      if (head > length) head = length;
+      constexpr int width = shape::width, loads = Items / width;
+      const std::int64_t full_tiles = (length - head) / tile;
+      const auto* words = reinterpret_cast<const typename shape::word*>(raw + head);
+      for (std::int64_t t = c; t < full_tiles; t += chunks) {
+        typename shape::word loaded[loads];
 #pragma unroll
-      for (int j = 0; j < loads; ++j) loaded[j] = words[t * (tile / width) + j * Threads + tid];
+        for (int j = 0; j < loads; ++j) loaded[j] = words[t * (tile / width) + j * Threads + tid];
+        T v[Items];
+#pragma unroll
+        for (int j = 0; j < loads; ++j) {
+          V lanes[width];
+          memcpy(lanes, &loaded[j], sizeof(lanes));
+#pragma unroll
+          for (int k = 0; k < width; ++k) {
+            const std::int64_t index = head + t * tile + std::int64_t(j * Threads + tid) * width + k;
+            v[j * width + k] = plan.convert(lanes[k], index);
+          }
+        }
+        fold_value(fold_tree(v, plan.op));
+      }
+    }
+  }
+  const std::int64_t full_tiles = (length - head) / tile;
+  if (!vectorized) {
+    for (std::int64_t t = c; t < full_tiles; t += chunks) {
+      const std::int64_t i = t * tile + tid;
       T v[Items];
 #pragma unroll
-      for (int j = 0; j < loads; ++j) {
-        V lanes[width];
-        memcpy(lanes, &loaded[j], sizeof(lanes));
-#pragma unroll
-        for (int k = 0; k < width; ++k) {
-          const std::int64_t index = body + t * tile + std::int64_t(j * Threads + tid) * width + k;
-          v[j * width + k] = plan.convert(lanes[k], index);
-        }
-      }
-      const T folded = fold_tree(v, plan.op);
-      acc = acc.has ? maybe<T>{plan.op(acc.value, folded), true} : maybe<T>{folded, true};
+      for (int j = 0; j < Items; ++j) v[j] = plan.convert(p[i + j * Threads], i + j * Threads);
+      fold_value(fold_tree(v, plan.op));
     }
-    // The head and the tail as one list: item k < head is lo + k, the others follow the tiles.
-    const std::int64_t tail_begin = body + full_tiles * tile, count = head + (hi - tail_begin);
-    for (std::int64_t k = tid; k < count; k += Threads) fold_item(acc, plan, p, k < head ? lo + k : tail_begin + (k - head));
-    return true;
-  } else {
-    (void)acc, (void)plan, (void)p, (void)lo, (void)hi;
-    return false;
   }
+  int valid = full_tiles > c ? Threads : 0;
+  if (c == chunks - 1) {
+    // The head and the tail as one list: item k < head is item k, the others follow the tiles.
+    const std::int64_t tail_begin = head + full_tiles * tile, count = head + (length - tail_begin);
+    for (std::int64_t k = tid; k < count; k += Threads) fold_item(acc, plan, p, k < head ? k : tail_begin + (k - head));
+    if (valid == 0) valid = count < Threads ? static_cast<int>(count) : Threads;
+  }
+  return valid;
 }
 
 /// The block reductions of the blocks way: the chunk's values, then the partials' folds.
@@ -205,28 +224,10 @@ __device__ void pieces_by_blocks(It first, const Pieces& pieces, const Plan& pla
   for (std::int64_t u = blockIdx.x; u < units; u += gridDim.x) {
     const std::int64_t s = u / chunks, c = u % chunks;
     const std::int64_t length = pieces.length(s);
-    // Chunks of whole tiles (the last may be short, or empty for a short piece).
-    constexpr std::int64_t tile = std::int64_t(Threads) * Items;
-    const std::int64_t per_chunk = ((length + chunks - 1) / chunks + tile - 1) / tile * tile;
-    const std::int64_t lo = c * per_chunk < length ? c * per_chunk : length;
-    const std::int64_t hi = lo + per_chunk < length ? lo + per_chunk : length;
     const It p = first + pieces.begin(s);
     maybe<T> acc{};
     acc.has = false;
-    if (!fold_chunk_vectorized<Threads, Items>(acc, plan, p, lo, hi)) {
-      std::int64_t i = lo + tid;
-      for (; i + std::int64_t(Items - 1) * Threads < hi; i += tile) {
-        T v[Items];
-#pragma unroll
-        for (int j = 0; j < Items; ++j) v[j] = plan.convert(p[i + j * Threads], i + j * Threads);
-        const T folded = fold_tree(v, plan.op);
-        acc = acc.has ? maybe<T>{plan.op(acc.value, folded), true} : maybe<T>{folded, true};
-      }
-      for (; i < hi; i += Threads) fold_item(acc, plan, p, i);
-    }
-    // Thread t holds items iff lo + t < hi: the valid threads are a prefix of the block.
-    const std::int64_t span = hi - lo;
-    const int valid = span >= Threads ? Threads : static_cast<int>(span);
+    const int valid = fold_chunk<Threads, Items>(acc, plan, p, length, c, chunks);
     maybe<T> block_total{};
     block_total.has = valid > 0;
     if (valid > 0) block_total.value = block_reduce_t(storage).reduce(acc.value, valid, plan.op);
