@@ -64,18 +64,6 @@ struct finish_index {
   }
 };
 
-template <class V, class Compare, bool Max>
-struct arg_pair_plan {
-  using accumulator = arg_value<V>;
-  using accumulator_op = arg_best<V, Compare, Max>;
-  convert_to_arg<V> convert;
-  accumulator_op op;
-  finish_index finish;
-  static constexpr bool exact = true;
-};
-
-// --- packed keys ----------------------------------------------------------------------
-
 template <class Compare, class V>
 inline constexpr bool is_default_less_v = std::is_same_v<Compare, less<>> || std::is_same_v<Compare, less<V>>;
 template <class Compare, class V>
@@ -85,6 +73,44 @@ inline constexpr bool is_default_greater_v = std::is_same_v<Compare, greater<>> 
 template <class V, class Compare>
 inline constexpr bool packs_arg_v =
     is_arithmetic_v<V> && sizeof(V) <= 4 && (is_default_less_v<Compare, V> || is_default_greater_v<Compare, V>);
+
+template <class V, class Compare, bool Max>
+struct arg_pair_plan {
+  using accumulator = arg_value<V>;
+  using accumulator_op = arg_best<V, Compare, Max>;
+  convert_to_arg<V> convert;
+  accumulator_op op;
+  finish_index finish;
+  static constexpr bool exact = true;
+
+  /// Whether tile_best ranks on packed keys (values that pack, default comparators).
+  static constexpr bool ranks_on_keys = packs_arg_v<V, Compare>;
+  /// The best of one thread's N items of a tile, item r at index_of(r) (increasing in
+  /// r): ranked on packed keys with r as the tie-breaker, one 64-bit max an item instead
+  /// of a pair comparison, then made a candidate again from the winning key (the order
+  /// key is a bijection up to NaN's payload and the zero's sign, which the library's
+  /// order does not see). The pieces kernel folds its tiles with it
+  /// (detail/pieces/kernel.cuh); the flat calls rank whole inputs on keys instead.
+  template <int N, class Item, class IndexOf>
+  __device__ TALLY_FORCEINLINE arg_value<V> tile_best(const Item (&items)[N], IndexOf index_of) const {
+    static_assert(ranks_on_keys, "tile_best: the values do not pack");
+    constexpr bool largest_wins = Max == is_default_less_v<Compare, V>;
+    using key = packed_key<V, largest_wins>;
+    unsigned long long keys[N];
+#pragma unroll
+    for (int r = 0; r < N; ++r) keys[r] = key::make(static_cast<V>(items[r]), 0xffffffffu - std::uint32_t(r));
+#pragma unroll
+    for (int stride = 1; stride < N; stride *= 2) {
+#pragma unroll
+      for (int k = 0; k + stride < N; k += 2 * stride) keys[k] = keys[k] > keys[k + stride] ? keys[k] : keys[k + stride];
+    }
+    const std::uint32_t high = key::high(keys[0]);
+    const int r = int(0xffffffffu - key::tie_breaker(keys[0]));
+    return {from_order_key<V>(largest_wins ? high : ~high), index_of(r)};
+  }
+};
+
+// --- packed keys ----------------------------------------------------------------------
 
 /// What the partitions of one call before the current one found (detail/packed_key.cuh):
 /// their best `count` candidates, best first: global index, key (high word) and value.

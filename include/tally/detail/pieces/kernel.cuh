@@ -77,6 +77,28 @@ __device__ TALLY_FORCEINLINE void fold_item(maybe<T>& acc, const Plan& plan, It 
   acc = acc.has ? maybe<T>{plan.op(acc.value, v), true} : maybe<T>{v, true};
 }
 
+/// Plans whose tile_best ranks a thread's items on packed keys (extrema/plan.cuh).
+template <class Plan, class = void>
+struct ranks_on_keys : std::false_type {};
+template <class Plan>
+struct ranks_on_keys<Plan, std::void_t<decltype(Plan::ranks_on_keys)>> : std::bool_constant<Plan::ranks_on_keys> {};
+
+/// The fold of one thread's N items of a tile (item r at index_of(r), increasing in r):
+/// on packed keys where the plan ranks on them (the arg-extrema of values that pack: one
+/// 64-bit max an item, where a (value, index) pair comparison costs about twice the
+/// instructions), else converted and folded as a tree.
+template <class T, int N, class Plan, class Item, class IndexOf>
+__device__ TALLY_FORCEINLINE T fold_items(const Plan& plan, const Item (&items)[N], IndexOf index_of) {
+  if constexpr (ranks_on_keys<Plan>::value) {
+    return plan.tile_best(items, index_of);
+  } else {
+    T v[N];
+#pragma unroll
+    for (int r = 0; r < N; ++r) v[r] = plan.convert(items[r], index_of(r));
+    return fold_tree(v, plan.op);
+  }
+}
+
 /// Folds chunk c of a piece's `chunks` into this thread's acc: the piece's full tiles c,
 /// c + chunks, c + 2 chunks, ... (so that the blocks at work on one piece read neighbouring
 /// tiles at a time, as the flat reduction's grid stride does, instead of each streaming a
@@ -112,18 +134,14 @@ __device__ TALLY_FORCEINLINE int fold_chunk(maybe<T>& acc, const Plan& plan, It 
         typename shape::word loaded[loads];
 #pragma unroll
         for (int j = 0; j < loads; ++j) loaded[j] = words[t * (tile / width) + j * Threads + tid];
-        T v[Items];
+        V items[Items];
 #pragma unroll
-        for (int j = 0; j < loads; ++j) {
-          V lanes[width];
-          memcpy(lanes, &loaded[j], sizeof(lanes));
-#pragma unroll
-          for (int k = 0; k < width; ++k) {
-            const std::int64_t index = head + t * tile + std::int64_t(j * Threads + tid) * width + k;
-            v[j * width + k] = plan.convert(lanes[k], index);
-          }
-        }
-        fold_value(fold_tree(v, plan.op));
+        for (int j = 0; j < loads; ++j) memcpy(&items[j * width], &loaded[j], sizeof(V) * width);
+        // Item r = j * width + k of this thread is at head + t * tile + (j * Threads + tid) * width + k.
+        const std::int64_t tile_first = head + t * tile + std::int64_t(tid) * width;
+        fold_value(fold_items<T>(plan, items, [&](int r) {
+          return tile_first + std::int64_t(r / width) * Threads * width + r % width;
+        }));
       }
     }
   }
@@ -131,10 +149,10 @@ __device__ TALLY_FORCEINLINE int fold_chunk(maybe<T>& acc, const Plan& plan, It 
   if (!vectorized) {
     for (std::int64_t t = c; t < full_tiles; t += chunks) {
       const std::int64_t i = t * tile + tid;
-      T v[Items];
+      V items[Items];
 #pragma unroll
-      for (int j = 0; j < Items; ++j) v[j] = plan.convert(p[i + j * Threads], i + j * Threads);
-      fold_value(fold_tree(v, plan.op));
+      for (int j = 0; j < Items; ++j) items[j] = p[i + j * Threads];
+      fold_value(fold_items<T>(plan, items, [&](int r) { return i + std::int64_t(r) * Threads; }));
     }
   }
   int valid = full_tiles > c ? Threads : 0;
@@ -190,9 +208,8 @@ __device__ void pieces_by_groups(It first, const Pieces& pieces, const Plan& pla
       std::int64_t i = lane & (g - 1);
       for (; i + 3 * std::int64_t(g) < length; i += 4 * std::int64_t(g)) {
         // Four loads before the first use; folded as a tree, in index order.
-        const T v0 = plan.convert(p[i], i), v1 = plan.convert(p[i + g], i + g);
-        const T v2 = plan.convert(p[i + 2 * g], i + 2 * g), v3 = plan.convert(p[i + 3 * g], i + 3 * g);
-        const T v = plan.op(plan.op(v0, v1), plan.op(v2, v3));
+        const iter_value_t<It> items[4] = {p[i], p[i + g], p[i + 2 * g], p[i + 3 * g]};
+        const T v = fold_items<T>(plan, items, [&](int r) { return i + std::int64_t(r) * g; });
         acc = acc.has ? maybe<T>{plan.op(acc.value, v), true} : maybe<T>{v, true};
       }
       for (; i < length; i += g) fold_item(acc, plan, p, i);
