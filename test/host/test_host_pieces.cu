@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -134,4 +135,36 @@ TEST_CASE("pieces: bad pieces are a tally::error naming the algorithm, before an
   // Nothing was written by any of them.
   for (float x : out) CHECK(x == 0.0f);
   for (std::int64_t i : index) CHECK(i == 0);
+}
+
+TEST_CASE("pieces: the blocks way's chunks per piece (detail::chunks_per_piece)") {
+  using tally::detail::chunks_per_piece;
+  // Pieces that fill half the slots or more: a block per piece.
+  CHECK(chunks_per_piece(512, 16, 396) == 1);
+  CHECK(chunks_per_piece(198, 64, 396) == 1);
+  CHECK(chunks_per_piece(1, 1, 396) == 1);
+  // One piece no longer than the slots: a tile a chunk.
+  CHECK(chunks_per_piece(1, 64, 528) == 64);
+  // Otherwise between one and four rounds of the slots, never more chunks than tiles, and
+  // no busier block than one round's chunks give.
+  for (std::int64_t count : {1, 3, 16, 64, 150, 197}) {
+    for (std::int64_t tiles : {2, 5, 16, 64, 2048, 32768}) {
+      for (std::int64_t resident : {264, 396, 528}) {
+        if (2 * count >= resident) continue;
+        CAPTURE(count);
+        CAPTURE(tiles);
+        CAPTURE(resident);
+        const std::int64_t chunks = chunks_per_piece(count, tiles, resident);
+        CHECK(chunks >= 1);
+        CHECK(chunks <= tiles);
+        const std::int64_t rounds = (count * chunks + resident - 1) / resident;
+        CHECK(rounds <= 4);
+        const std::int64_t one_round = std::min(resident / count, tiles);
+        const std::int64_t busiest = rounds * ((tiles + chunks - 1) / chunks);
+        CHECK(busiest <= (tiles + one_round - 1) / one_round);
+      }
+    }
+  }
+  // 16 x 2^24 floats on 396 slots: two rounds of 49 chunks (42 tiles) beat one of 24 (86).
+  CHECK(chunks_per_piece(16, 2048, 396) == 49);
 }

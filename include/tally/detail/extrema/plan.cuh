@@ -83,30 +83,23 @@ struct arg_pair_plan {
   finish_index finish;
   static constexpr bool exact = true;
 
-  /// Whether tile_best ranks on packed keys (values that pack, default comparators).
+  /// Whether the pieces kernel (detail/pieces/kernel.cuh) ranks the items on packed keys:
+  /// values that pack, default comparators. One 64-bit max an item instead of a pair
+  /// comparison (about half the instructions, and a thread's best is one register pair);
+  /// the flat calls rank whole inputs on keys (arg_packed_plan) for the same reason.
   static constexpr bool ranks_on_keys = packs_arg_v<V, Compare>;
-  /// The best of one thread's N items of a tile, item r at index_of(r) (increasing in
-  /// r): ranked on packed keys with r as the tie-breaker, one 64-bit max an item instead
-  /// of a pair comparison, then made a candidate again from the winning key (the order
-  /// key is a bijection up to NaN's payload and the zero's sign, which the library's
-  /// order does not see). The pieces kernel folds its tiles with it
-  /// (detail/pieces/kernel.cuh); the flat calls rank whole inputs on keys instead.
-  template <int N, class Item, class IndexOf>
-  __device__ TALLY_FORCEINLINE arg_value<V> tile_best(const Item (&items)[N], IndexOf index_of) const {
-    static_assert(ranks_on_keys, "tile_best: the values do not pack");
-    constexpr bool largest_wins = Max == is_default_less_v<Compare, V>;
-    using key = packed_key<V, largest_wins>;
-    unsigned long long keys[N];
-#pragma unroll
-    for (int r = 0; r < N; ++r) keys[r] = key::make(static_cast<V>(items[r]), 0xffffffffu - std::uint32_t(r));
-#pragma unroll
-    for (int stride = 1; stride < N; stride *= 2) {
-#pragma unroll
-      for (int k = 0; k + stride < N; k += 2 * stride) keys[k] = keys[k] > keys[k + stride] ? keys[k] : keys[k + stride];
-    }
-    const std::uint32_t high = key::high(keys[0]);
-    const int r = int(0xffffffffu - key::tie_breaker(keys[0]));
-    return {from_order_key<V>(largest_wins ? high : ~high), index_of(r)};
+  static constexpr bool largest_wins = Max == is_default_less_v<Compare, V>;
+  using key = packed_key<V, largest_wins>;
+  /// The key of the piece's item `index` (index < max_packed_partition).
+  template <class Item>
+  __device__ TALLY_FORCEINLINE unsigned long long key_of(const Item& item, std::int64_t index) const {
+    return key::item(static_cast<V>(item), index);
+  }
+  /// The candidate again from its key: the order key is a bijection up to NaN's payload
+  /// and the zero's sign, which the library's order does not see.
+  __device__ TALLY_FORCEINLINE arg_value<V> from_key(unsigned long long k) const {
+    const std::uint32_t high = key::high(k);
+    return {from_order_key<V>(largest_wins ? high : ~high), key::index(k)};
   }
 };
 

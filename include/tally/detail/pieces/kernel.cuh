@@ -31,6 +31,7 @@
 #include <tally/block/for_each_item.cuh>
 #include <tally/block/reduce_shuffle.cuh>
 #include <tally/block/reduce_tree.cuh>
+#include <tally/detail/packed_key.cuh>
 #include <tally/detail/runtime/kernel_policy.cuh>
 #include <tally/detail/runtime/pdl.cuh>
 #include <tally/detail/runtime/scratch.cuh>
@@ -70,52 +71,91 @@ __device__ TALLY_FORCEINLINE bool arrive_at_piece(unsigned long long* word, std:
   return true;
 }
 
-/// Folds item `i` of a piece into acc.
-template <class Plan, class T, class It>
-__device__ TALLY_FORCEINLINE void fold_item(maybe<T>& acc, const Plan& plan, It p, std::int64_t i) {
-  const T v = plan.convert(p[i], i);
-  acc = acc.has ? maybe<T>{plan.op(acc.value, v), true} : maybe<T>{v, true};
-}
-
-/// Plans whose tile_best ranks a thread's items on packed keys (extrema/plan.cuh).
+/// Plans that rank their items on packed keys (extrema/plan.cuh: ranks_on_keys).
 template <class Plan, class = void>
 struct ranks_on_keys : std::false_type {};
 template <class Plan>
 struct ranks_on_keys<Plan, std::void_t<decltype(Plan::ranks_on_keys)>> : std::bool_constant<Plan::ranks_on_keys> {};
 
-/// The fold of one thread's N items of a tile (item r at index_of(r), increasing in r):
-/// on packed keys where the plan ranks on them (the arg-extrema of values that pack: one
-/// 64-bit max an item, where a (value, index) pair comparison costs about twice the
-/// instructions), else converted and folded as a tree.
-template <class T, int N, class Plan, class Item, class IndexOf>
-__device__ TALLY_FORCEINLINE T fold_items(const Plan& plan, const Item (&items)[N], IndexOf index_of) {
-  if constexpr (ranks_on_keys<Plan>::value) {
-    return plan.tile_best(items, index_of);
-  } else {
+/// A thread's fold of the items it reads, as the plan's accumulator: each item converted
+/// and combined with the plan's operator, a tile's items as a tree in index order.
+template <class Plan, class T>
+struct value_fold {
+  const Plan& plan;
+  maybe<T> acc{T{}, false};
+
+  template <int N, class Item, class IndexOf>
+  __device__ TALLY_FORCEINLINE void tile(const Item (&items)[N], IndexOf index_of) {
     T v[N];
 #pragma unroll
     for (int r = 0; r < N; ++r) v[r] = plan.convert(items[r], index_of(r));
-    return fold_tree(v, plan.op);
+    add(fold_tree(v, plan.op));
   }
+  template <class Item>
+  __device__ TALLY_FORCEINLINE void item(const Item& x, std::int64_t index) {
+    add(plan.convert(x, index));
+  }
+  __device__ TALLY_FORCEINLINE void add(const T& v) { acc = acc.has ? maybe<T>{plan.op(acc.value, v), true} : maybe<T>{v, true}; }
+  __device__ TALLY_FORCEINLINE maybe<T> result() const { return acc; }
+};
+
+/// The same fold on packed keys (the arg-extrema of values that pack, in a piece whose
+/// indices fit a partition: detail/packed_key.cuh): one 64-bit max an item where a
+/// (value, index) comparison costs about twice the instructions and registers; the best
+/// key becomes a candidate once, at the end. Zero is "nothing yet": every item's key is
+/// non-zero.
+template <class Plan, class T>
+struct key_fold {
+  const Plan& plan;
+  unsigned long long best = 0;
+
+  template <int N, class Item, class IndexOf>
+  __device__ TALLY_FORCEINLINE void tile(const Item (&items)[N], IndexOf index_of) {
+#pragma unroll
+    for (int r = 0; r < N; ++r) item(items[r], index_of(r));
+  }
+  template <class Item>
+  __device__ TALLY_FORCEINLINE void item(const Item& x, std::int64_t index) {
+    const unsigned long long k = plan.key_of(x, index);
+    best = k > best ? k : best;
+  }
+  __device__ TALLY_FORCEINLINE maybe<T> result() const {
+    return best != 0 ? maybe<T>{plan.from_key(best), true} : maybe<T>{T{}, false};
+  }
+};
+
+/// Runs body(fold) with the fold that suits the plan and a piece of `length` items, and
+/// returns the thread's result.
+template <class Plan, class Body>
+__device__ TALLY_FORCEINLINE maybe<typename Plan::accumulator> fold_piece(const Plan& plan, std::int64_t length,
+                                                                          Body body) {
+  using T = typename Plan::accumulator;
+  if constexpr (ranks_on_keys<Plan>::value) {
+    if (length <= max_packed_partition) {
+      key_fold<Plan, T> fold{plan};
+      body(fold);
+      return fold.result();
+    }
+  }
+  value_fold<Plan, T> fold{plan};
+  body(fold);
+  return fold.result();
 }
 
-/// Folds chunk c of a piece's `chunks` into this thread's acc: the piece's full tiles c,
-/// c + chunks, c + 2 chunks, ... (so that the blocks at work on one piece read neighbouring
-/// tiles at a time, as the flat reduction's grid stride does, instead of each streaming a
-/// region of its own), then, in the last chunk, the items before the first aligned one and
-/// after the last full tile, one by one. A pointer aligned to its type is read with 16-byte
-/// vector loads as the flat reduction reads (block/for_each_item.cuh): a warp reads 512
+/// Folds chunk c of a piece's `chunks` into `fold`: the piece's full tiles c, c + chunks,
+/// c + 2 chunks, ... (so that the blocks at work on one piece read neighbouring tiles at a
+/// time, as the flat reduction's grid stride does, instead of each streaming a region of
+/// its own), then, in the last chunk, the items before the first aligned one and after the
+/// last full tile, one by one. A pointer aligned to its type is read with 16-byte vector
+/// loads as the flat reduction reads (block/for_each_item.cuh): a warp reads 512
 /// contiguous bytes. Returns how many threads hold a value, a prefix of the block
 /// (block-uniform): all when the chunk has a full tile, else those of the head and tail.
-template <int Threads, int Items, class Plan, class T, class It>
-__device__ TALLY_FORCEINLINE int fold_chunk(maybe<T>& acc, const Plan& plan, It p, std::int64_t length,
-                                            std::int64_t c, std::int64_t chunks) {
+template <int Threads, int Items, class Fold, class It>
+__device__ TALLY_FORCEINLINE int fold_chunk(Fold& fold, It p, std::int64_t length, std::int64_t c,
+                                            std::int64_t chunks) {
   using V = iter_value_t<It>;
   constexpr std::int64_t tile = std::int64_t(Threads) * Items;
   const int tid = static_cast<int>(threadIdx.x);
-  const auto fold_value = [&](const T& folded) {
-    acc = acc.has ? maybe<T>{plan.op(acc.value, folded), true} : maybe<T>{folded, true};
-  };
   std::int64_t head = 0;  // items before the first vector-aligned one (0: not vectorized)
   bool vectorized = false;
   if constexpr (is_contiguous_iterator_v<It> && vector_width<V>(Items) > 1) {
@@ -139,9 +179,7 @@ __device__ TALLY_FORCEINLINE int fold_chunk(maybe<T>& acc, const Plan& plan, It 
         for (int j = 0; j < loads; ++j) memcpy(&items[j * width], &loaded[j], sizeof(V) * width);
         // Item r = j * width + k of this thread is at head + t * tile + (j * Threads + tid) * width + k.
         const std::int64_t tile_first = head + t * tile + std::int64_t(tid) * width;
-        fold_value(fold_items<T>(plan, items, [&](int r) {
-          return tile_first + std::int64_t(r / width) * Threads * width + r % width;
-        }));
+        fold.tile(items, [&](int r) { return tile_first + std::int64_t(r / width) * Threads * width + r % width; });
       }
     }
   }
@@ -152,14 +190,17 @@ __device__ TALLY_FORCEINLINE int fold_chunk(maybe<T>& acc, const Plan& plan, It 
       V items[Items];
 #pragma unroll
       for (int j = 0; j < Items; ++j) items[j] = p[i + j * Threads];
-      fold_value(fold_items<T>(plan, items, [&](int r) { return i + std::int64_t(r) * Threads; }));
+      fold.tile(items, [&](int r) { return i + std::int64_t(r) * Threads; });
     }
   }
   int valid = full_tiles > c ? Threads : 0;
   if (c == chunks - 1) {
     // The head and the tail as one list: item k < head is item k, the others follow the tiles.
     const std::int64_t tail_begin = head + full_tiles * tile, count = head + (length - tail_begin);
-    for (std::int64_t k = tid; k < count; k += Threads) fold_item(acc, plan, p, k < head ? k : tail_begin + (k - head));
+    for (std::int64_t k = tid; k < count; k += Threads) {
+      const std::int64_t i = k < head ? k : tail_begin + (k - head);
+      fold.item(p[i], i);
+    }
     if (valid == 0) valid = count < Threads ? static_cast<int>(count) : Threads;
   }
   return valid;
@@ -200,19 +241,19 @@ __device__ void pieces_by_groups(It first, const Pieces& pieces, const Plan& pla
   const std::int64_t count = pieces.count();
   for (std::int64_t base = warp * per_warp; base < count; base += warps * per_warp) {
     const std::int64_t s = base + lane / g;
-    maybe<T> acc{};
-    acc.has = false;
+    maybe<T> acc{T{}, false};
     if (s < count) {
       const std::int64_t length = pieces.length(s);
       const It p = first + pieces.begin(s);
-      std::int64_t i = lane & (g - 1);
-      for (; i + 3 * std::int64_t(g) < length; i += 4 * std::int64_t(g)) {
-        // Four loads before the first use; folded as a tree, in index order.
-        const iter_value_t<It> items[4] = {p[i], p[i + g], p[i + 2 * g], p[i + 3 * g]};
-        const T v = fold_items<T>(plan, items, [&](int r) { return i + std::int64_t(r) * g; });
-        acc = acc.has ? maybe<T>{plan.op(acc.value, v), true} : maybe<T>{v, true};
-      }
-      for (; i < length; i += g) fold_item(acc, plan, p, i);
+      acc = fold_piece(plan, length, [&](auto& fold) {
+        std::int64_t i = lane & (g - 1);
+        for (; i + 3 * std::int64_t(g) < length; i += 4 * std::int64_t(g)) {
+          // Four loads before the first use; folded as a tree, in index order.
+          const iter_value_t<It> items[4] = {p[i], p[i + g], p[i + 2 * g], p[i + 3 * g]};
+          fold.tile(items, [&](int r) { return i + std::int64_t(r) * g; });
+        }
+        for (; i < length; i += g) fold.item(p[i], i);
+      });
     }
     if constexpr (Backend == backend_id::shared_memory)
       acc = group_reduce_tree(acc, g, slots_storage + (tid & ~31), plan.op);
@@ -242,9 +283,9 @@ __device__ void pieces_by_blocks(It first, const Pieces& pieces, const Plan& pla
     const std::int64_t s = u / chunks, c = u % chunks;
     const std::int64_t length = pieces.length(s);
     const It p = first + pieces.begin(s);
-    maybe<T> acc{};
-    acc.has = false;
-    const int valid = fold_chunk<Threads, Items>(acc, plan, p, length, c, chunks);
+    int valid = 0;
+    const maybe<T> acc =
+        fold_piece(plan, length, [&](auto& fold) { valid = fold_chunk<Threads, Items>(fold, p, length, c, chunks); });
     maybe<T> block_total{};
     block_total.has = valid > 0;
     if (valid > 0) block_total.value = block_reduce_t(storage).reduce(acc.value, valid, plan.op);
@@ -299,9 +340,23 @@ __device__ TALLY_FORCEINLINE void pieces_body(It first, Pieces pieces, Plan plan
                                                                               scratch, shared);
 }
 
+/// Blocks per SM the kernel asks the compiler to fit (a register cap): a full SM's 2048
+/// threads when a thread's tile is under 64 bytes, since then only many threads keep
+/// enough loads in flight. Left to itself the compiler gave the float arg-max (512 x 4
+/// items, the flat max_element's shape) 50 registers, two blocks per SM and 16 KB in
+/// flight per SM: 1 x 2^28 took 393 µs against 368 at 32 registers (H100).
+template <int Threads, int ItemsPerThread, class V>
+inline constexpr int pieces_min_blocks =
+    sizeof(V) > 4 || Threads > 2048 ? 1
+    : (98304 + Threads * ItemsPerThread * int(sizeof(V)) - 1) / (Threads * ItemsPerThread * int(sizeof(V))) < 2048 / Threads
+        ? (98304 + Threads * ItemsPerThread * int(sizeof(V)) - 1) / (Threads * ItemsPerThread * int(sizeof(V)))
+        : 2048 / Threads;
+
 TALLY_KERNELS_BEGIN
 template <class Selector, class Plan, class It, class Pieces, class Out>
-TALLY_KERNEL void __launch_bounds__(compiled_policy<Selector>().threads)
+TALLY_KERNEL void __launch_bounds__(compiled_policy<Selector>().threads,
+                                    pieces_min_blocks<compiled_policy<Selector>().threads,
+                                                      compiled_policy<Selector>().items_per_thread, iter_value_t<It>>)
     pieces_kernel(It first, Pieces pieces, Plan plan, Out out, pieces_launch launch, scratch_view scratch) {
   pieces_body<Selector, Plan, It, Pieces, Out>(first, pieces, plan, out, launch, scratch);
 }
