@@ -55,5 +55,6 @@ std::vector<check_entry> reduce_checks();
 std::vector<check_entry> extrema_checks();  ///< max_element_into, min_element_into
 std::vector<check_entry> top_k_checks();    ///< top_k_into<K>, top_k<K>
 std::vector<check_entry> copy_if_checks();  ///< copy_if_into (stable, unordered, stencil), copy_if
+std::vector<check_entry> pieces_checks();   ///< reduce_into, max_element_into over rows and segments
 
 }  // namespace tally_tool

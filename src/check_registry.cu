@@ -8,7 +8,7 @@ namespace tally_tool {
 
 std::vector<check_entry> all_checks() {
   std::vector<check_entry> all;
-  for (auto source : {reduce_checks, extrema_checks, top_k_checks, copy_if_checks}) {
+  for (auto source : {reduce_checks, extrema_checks, top_k_checks, copy_if_checks, pieces_checks}) {
     auto entries = source();
     all.insert(all.end(), entries.begin(), entries.end());
   }
