@@ -48,6 +48,12 @@ piece_layout layout_for(piece_kind kind, std::uint64_t n, std::uint64_t seed) {
     for (std::int64_t r = 0; r <= l.count; ++r) l.offsets.push_back(r * l.row_length);
     return l;
   }
+  // No items, no segments: with segments the input must be a valid pointer whatever their
+  // lengths (the host cannot read them), and an empty input has none.
+  if (items == 0) {
+    l.offsets.push_back(0);
+    return l;
+  }
   l.count = std::clamp<std::int64_t>(items / 512, 1, 65536);
   const std::int64_t mean = std::max<std::int64_t>(items / l.count, 1);
   std::mt19937_64 rng(seed * 7919 + std::uint64_t(items));
