@@ -7,7 +7,11 @@
 //
 // The columns are shapes, not sizes: the anchors' rows (1 x 131072, 64 x 131072,
 // 512 x 131072, 1024 x 65536, 16 x 2^24), 2^20 rows of 16 items, 2^16 CSR segments of
-// random lengths (mean 512, int32 offsets) and 1 x 2^28 (as fast as the flat call?).
+// random lengths (mean 512, int32 offsets), the same CSR with its middle segment 2^24
+// items long (skewed: balanced inside the launch?), and 1 x 2^28 (as fast as the flat
+// call?). The skewed CSR comes before 1 x 2^28: in the other order CUB's reference call
+// on it faulted (cudaErrorInvalidAddressSpace or IllegalAddress, CCCL 3.5.0, H100) with
+// no tally call in the process at all, and not under compute-sanitizer.
 // The CUB row is CCCL's DeviceSegmentedReduce: with CCCL >= 3.5 its fixed-size form for
 // rows (what the anchors measured), else offsets from a counting iterator; offsets for
 // CSR. Every row's result is checked against CUB's on the same input first (sums to
@@ -56,12 +60,14 @@ struct shape {
   std::int64_t rows;    // rows, or segments for CSR
   std::int64_t length;  // row length; for CSR the mean segment length
   bool csr;
+  std::int64_t long_one = 0;  // CSR: the middle segment's length instead (0: none)
 };
 const shape shapes[] = {
     {"1x131072", 1, 131072, false},         {"64x131072", 64, 131072, false},
     {"512x131072", 512, 131072, false},     {"1024x65536", 1024, 65536, false},
     {"16x2^24", 16, 1 << 24, false},        {"2^20x16", 1 << 20, 16, false},
-    {"CSR 2^16 (mean 512)", 1 << 16, 512, true}, {"1x2^28", 1, 1 << 28, false},
+    {"CSR 2^16 (mean 512)", 1 << 16, 512, true}, {"CSR 2^16 + one 2^24", 1 << 16, 512, true, 1 << 24},
+    {"1x2^28", 1, 1 << 28, false},
 };
 constexpr int shape_count = int(sizeof(shapes) / sizeof(shapes[0]));
 
@@ -176,7 +182,10 @@ struct pieces_input {
     if (!s.csr) return {};
     std::mt19937_64 rng(2026);
     std::vector<int> o{0};
-    for (std::int64_t r = 0; r < s.rows; ++r) o.push_back(o.back() + int(rng() % std::uint64_t(2 * s.length + 1)));
+    for (std::int64_t r = 0; r < s.rows; ++r) {
+      const int length = int(rng() % std::uint64_t(2 * s.length + 1));
+      o.push_back(o.back() + (s.long_one > 0 && r == s.rows / 2 ? int(s.long_one) : length));
+    }
     return o;
   }
   static std::int64_t total_items(const shape& s, const std::vector<int>& o) {
@@ -340,7 +349,8 @@ int main(int argc, char** argv) {
             keys, [](std::uint64_t i) { return std::string(shapes[i].label); },
             [](std::uint64_t i) {
               const shape& s = shapes[i];
-              return double(s.rows) * double(s.length);  // CSR: the mean (the generator's expectation)
+              // CSR: the mean (the generator's expectation), and the long segment
+              return double(s.rows) * double(s.length) + double(s.long_one);
             });
         for (op o : {op::sum, op::argmax}) {
           if (!flags.wants(op_case(o))) continue;
@@ -367,7 +377,7 @@ int main(int argc, char** argv) {
               (CCCL_VERSION >= 3005000 ? ", fixed-size rows" : ", rows as offsets (no fixed-size form before 3.5)") +
               "; CSR as int32 offsets\n";
         md += "- copy ceiling: 1 GiB device-to-device copy, " + ts::figure(s.ceiling.gbps) + " GB/s (read + write)\n";
-        md += "- GB/s for CSR uses the expected item count (segments x 512)\n";
+        md += "- GB/s for CSR uses the expected item count (segments x 512, plus the long segment's 2^24)\n";
         md += "- WRONG: the result differed from CUB's on the same input; such a row is not timed\n\n";
         md += s.report->markdown("cub DeviceSegmentedReduce");
         return md;

@@ -5,8 +5,9 @@ back-to-back calls between CUDA events, the median over 7 loops of the mean µs 
 (Python's per-call overhead included, as the anchors measure torch).
 
 Rows: torch.sum(x, dim=-1) and torch.argmax(x, dim=-1) on a (rows, length) tensor.
-CSR (2^16 segments of random lengths, mean 512): torch.segment_reduce(x, "sum",
-lengths=...) and, for argmax, no single torch call exists: not measured ("-").
+CSR (2^16 segments of random lengths, mean 512; and with one of them 2^24 items long):
+torch.segment_reduce(x, "sum", lengths=...) and, for argmax, no single torch call
+exists: not measured ("-").
 
 usage: scripts/bench_pieces_torch.py [--md FILE]
 Prints a Markdown table (and writes it to --md FILE when given).
@@ -23,8 +24,10 @@ SHAPES = [
     ("16x2^24", 16, 1 << 24, False),
     ("2^20x16", 1 << 20, 16, False),
     ("CSR 2^16 (mean 512)", 1 << 16, 512, True),
+    ("CSR 2^16 + one 2^24", 1 << 16, 512, True),
     ("1x2^28", 1, 1 << 28, False),
 ]
+LONG_ONE = {"CSR 2^16 + one 2^24": 1 << 24}  # the middle segment's length instead
 BUDGET = 512 << 20
 
 
@@ -72,6 +75,8 @@ def main():
     for label, rows, length, csr in SHAPES:
         if csr:
             lengths = torch.randint(0, 2 * length + 1, (rows,), device="cuda", generator=gen)
+            if label in LONG_ONE:
+                lengths[rows // 2] = LONG_ONE[label]
             n = int(lengths.sum())
         else:
             n = rows * length

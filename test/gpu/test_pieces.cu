@@ -4,7 +4,8 @@
 // of 0, 1, 16, 31, 32, 33, 2047, 2048 and 2049 items (groups of lanes), 2^16 + 1, 2^20 and
 // 2^20 + 3 items (blocks, several per row), 2^20 rows of 3 items, pitched rows; CSR segments of random
 // lengths with runs of empty ones, the begin/end form out of order with overlaps, and an
-// end before its begin (taken as empty). Data: random (float sums to 1e-4 relative), ints
+// end before its begin (taken as empty); skewed CSR (long segments split across blocks),
+// and more long segments than the list holds (the rest folded by their warps, the same bits). Data: random (float sums to 1e-4 relative), ints
 // hash % 4 (ties everywhere), NaN and ±inf in the floats.
 #include "common.cuh"
 
@@ -16,7 +17,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -163,6 +166,20 @@ void segments_suite(B backend) {
   const auto d_begins = to_device(begins), d_ends = to_device(ends);
   check_all(backend, items, tally::segments(d_begins.data(), d_ends.data(), 40),
             tally::segments(begins.data(), ends.data(), 40));
+  // Skewed CSR: many short segments and a few long ones of every size past one chunk
+  // (detail/pieces/long_segments.cuh: 2^15 items for 512-thread blocks), one of 2^23 + 7.
+  std::vector<long long> skewed = {0};
+  const int skewed_count = small ? 400 : 1 << 14;
+  for (int s = 0; s < skewed_count; ++s) {
+    long long length = (long long)(rng() % 64);
+    if (s % 797 == 11) length = 32768 + (long long)(rng() % (small ? 40000 : 1 << 21));
+    if (s == skewed_count / 3) length = small ? 200003 : (1 << 23) + 7;
+    skewed.push_back(skewed.back() + length);
+  }
+  const auto skewed_items = make_items<T>(std::size_t(skewed.back()), 1009);
+  const auto d_skewed = to_device(skewed);
+  check_all(backend, skewed_items, tally::segments(d_skewed.data(), skewed_count),
+            tally::segments(skewed.data(), skewed_count));
 }
 
 // Item i of the long pieces' input: i % 1000003, so each piece's maximum and sum have a
@@ -245,5 +262,67 @@ TEST_CASE("pieces: deterministic() gives the same bits on every run, for long fl
     const auto got = to_host(out, 4);
     if (run == 0) first = got;
     CHECK(std::memcmp(got.data(), first.data(), sizeof(float) * 4) == 0);
+  }
+}
+
+// Item i of the overflow test: a float in [-1, 1) from a hash of i, made on the fly.
+struct hashed_float {
+  __host__ __device__ float operator()(long long i) const {
+    return float(tally_support::hash(static_cast<std::uint64_t>(i)) % 2000001) / 1000000.0f - 1.0f;
+  }
+};
+
+TEST_CASE("pieces: more long segments than the list or its chunk slots hold give the same bits as one segment a call") {
+  if (tt::sanitizing()) return;  // 2^27 items: too long under the sanitizer
+  // 4200 segments of 32769..32868 items: every one long (more than a chunk of 2^15), twice
+  // the list's capacity (2048), so about half are folded by their own warps.
+  const int count = 4200;
+  std::vector<long long> offsets = {0};
+  for (int s = 0; s < count; ++s) offsets.push_back(offsets.back() + 32769 + s % 100);
+  const auto d_offsets = to_device(offsets);
+  const auto in = thrust::make_transform_iterator(thrust::counting_iterator<long long>(0), hashed_float{});
+  tt::device_buffer<float> all{std::size_t(count)}, one{1};
+  tt::device_buffer<std::int64_t> all_index{std::size_t(count)}, one_index{1};
+  const auto policy = tally::par.deterministic();
+  tally::reduce_into(policy, in, tally::segments(d_offsets.data(), count), all.data(), 0.0f);
+  tally::max_element_into(policy, in, tally::segments(d_offsets.data(), count), all_index.data());
+  TT_CUDA(cudaDeviceSynchronize());
+  const auto sums = to_host(all, std::size_t(count));
+  const auto indices = to_host(all_index, std::size_t(count));
+  // The host's arg-max of every segment, and 64 segments' sums one call each (a lone long
+  // segment always goes to the list).
+  std::vector<std::int64_t> want_index(count);
+  for (int s = 0; s < count; ++s) {
+    std::int64_t best = 0;
+    float best_value = hashed_float{}(offsets[s]);
+    for (long long i = offsets[s] + 1; i < offsets[s + 1]; ++i)
+      if (hashed_float{}(i) > best_value) best_value = hashed_float{}(i), best = i - offsets[s];
+    want_index[s] = best;
+  }
+  CHECK(indices == want_index);
+  for (int s = 0; s < count; s += count / 64) {
+    CAPTURE(s);
+    tally::reduce_into(policy, in, tally::segments(d_offsets.data() + s, 1), one.data(), 0.0f);
+    TT_CUDA(cudaDeviceSynchronize());
+    const float lone = to_host(one, 1)[0];
+    CHECK(std::memcmp(&lone, &sums[s], sizeof(float)) == 0);
+    double reference = 0;
+    for (long long i = offsets[s]; i < offsets[s + 1]; ++i) reference += hashed_float{}(i);
+    CHECK(std::fabs(double(lone) - reference) <= 1e-3 * std::max(1.0, std::fabs(reference)));
+  }
+  // 20 segments of 2^27 items, 4096 chunks each: the chunk slots (65536) run out after 16.
+  std::vector<long long> big = {0};
+  for (int s = 0; s < 20; ++s) big.push_back(big.back() + (1ll << 27));
+  const auto d_big = to_device(big);
+  tt::device_buffer<float> big_sums{20};
+  tally::reduce_into(policy, in, tally::segments(d_big.data(), 20), big_sums.data(), 0.0f);
+  TT_CUDA(cudaDeviceSynchronize());
+  const auto got_big = to_host(big_sums, 20);
+  for (int s : {0, 7, 16, 19}) {
+    CAPTURE(s);
+    tally::reduce_into(policy, in, tally::segments(d_big.data() + s, 1), one.data(), 0.0f);
+    TT_CUDA(cudaDeviceSynchronize());
+    const float lone = to_host(one, 1)[0];
+    CHECK(std::memcmp(&lone, &got_big[s], sizeof(float)) == 0);
   }
 }

@@ -8,8 +8,8 @@
 // - more rows than 4 x the resident warps: a warp per row (G = 32);
 // - otherwise (long rows): blocks, one per row while the rows fill half the block slots,
 //   else `chunks` per row that fill one round of them (chunks_per_piece);
-// - segments (lengths known only on the device): a warp per segment. A segment much
-//   longer than the others then takes its warp's time alone (no balancing yet).
+// - segments (lengths known only on the device): a warp per segment, segments longer than
+//   a chunk split across blocks in the same launch (detail/pieces/long_segments.cuh).
 
 #include <tally/detail/pieces/kernel.cuh>
 #include <tally/detail/runtime/launch.cuh>
@@ -163,8 +163,18 @@ void dispatch_pieces(const char* algorithm, const Policy& policy, const device_c
   } else {
     wanted = count * launch.chunks;
   }
-  const int grid = static_cast<int>(wanted < resident ? wanted : resident);
   const call_stream where = call_stream_of(policy);
+  if constexpr (!std::is_same_v<Pieces, rows_t>) {
+    // Segments: every block the GPU holds, whatever the count, since any segment may be
+    // long and its chunks go to whichever blocks are free (detail/pieces/long_segments.cuh).
+    scratch_lease lease(algorithm, ctx, where, long_segment_scratch_bytes<T>(), scratch_use::long_segments,
+                        sizeof(long_segment<T>));
+    check(launch_kernel(kernel, ctx.arch, static_cast<int>(resident), threads, where.stream, first, device_pieces,
+                        plan, out, launch, lease.view()),
+          algorithm, "kernel launch failed");
+    return;
+  }
+  const int grid = static_cast<int>(wanted < resident ? wanted : resident);
   if (launch.lanes == 0 && launch.chunks > 1) {
     // One slot per chunk: the counter word (in each piece's first) and the partial. The
     // counters must be zero: the lease clears the slots when something else wrote there.

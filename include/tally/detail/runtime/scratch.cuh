@@ -141,7 +141,9 @@ inline scratch_registry& the_scratch_registry() {
 /// piece_slots: the pieces' slots (detail/pieces/kernel.cuh), each a counter word that
 /// the kernel leaves at zero and a partial, at a fixed stride (scratch_lease's `layout`):
 /// cleared like tile status words (when something else wrote there), their epoch unused.
-enum class scratch_use { partials, tile_status, piece_slots };
+/// long_segments: the segments' list of long ones (detail/pieces/long_segments.cuh), zero
+/// between calls, cleared the same way.
+enum class scratch_use { partials, tile_status, piece_slots, long_segments };
 
 /// The largest epoch; the call after it clears the words and starts again at 1.
 inline constexpr unsigned int max_status_epoch = 0xffff;
