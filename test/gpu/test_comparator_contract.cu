@@ -76,9 +76,12 @@ void check_calls(const Policy& policy, const tt::dataset<T>& d, const std::vecto
     CHECK_MESSAGE(distinct, "top_k<", k, "> repeats an index");
   };
   check_top(tally::top_k<4>(policy, first, last, comp), 4);
-  // K = 32 (the wide networks) on the automatic backend only: every backend times every
-  // comparator would make this the slowest file of the suite to compile.
-  if constexpr (std::is_same_v<typename Policy::backend_type, tally::backend::automatic_t>)
+  // K = 32 (the wide networks) on the automatic backend only, and with the two comparators
+  // that break the most (the hash, and `<` with NaN in the data): every backend times every
+  // comparator would make this the slowest file of the suite to compile (each K = 32
+  // instantiation costs about 7 s of CI's compile time).
+  if constexpr (std::is_same_v<typename Policy::backend_type, tally::backend::automatic_t> &&
+                (std::is_same_v<Compare, coin_flip> || std::is_same_v<Compare, plain_less>))
     check_top(tally::top_k<32>(policy, first, last, comp), 32);
 }
 
