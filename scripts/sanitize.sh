@@ -70,7 +70,7 @@ suppressions=(
 # --- programs -------------------------------------------------------------------------
 # Run first, and the only ones racecheck and synccheck run unless --full.
 core_programs=(
-  test_reduce_misc test_extrema_misc test_top_k_misc test_copy_if_misc
+  test_reduce_misc test_extrema_misc test_top_k_misc test_copy_if_misc test_pieces
   test_reduce_streams test_extrema_tuned test_top_k_tuned test_atomic_update test_determinism
 )
 # Never run under a sanitizer (see above).
@@ -224,8 +224,12 @@ count_suppressed() {
 summary=()
 failed=0
 incomplete=0
+empty_tools=()
 for tool in "${tools[@]}"; do
   mapfile -t plan < <(plan_for "$tool")
+  # A tool with nothing to run is not a clean result (e.g. --filter naming a program
+  # outside the core list for racecheck): say so, and fail below.
+  ((${#plan[@]})) || empty_tools+=("$tool")
   dir="$log_root/sanitize/$tool"
   mkdir -p "$dir" || exit 2
   echo
@@ -294,6 +298,10 @@ echo "suppressions: ${#suppressions[@]}"
 echo "logs: $log_root/sanitize"
 if ((failed)); then
   echo "FAILED: findings or failing tests (see the lines above and the logs)"
+  exit 1
+fi
+if ((${#empty_tools[@]})); then
+  echo "FAILED: no program to run for ${empty_tools[*]} (--filter, or outside the core list without --full)"
   exit 1
 fi
 if ((incomplete)); then
