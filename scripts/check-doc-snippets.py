@@ -7,7 +7,7 @@ on the last non-blank line above its opening fence, one of two markers:
   <!-- example: FILE NAME -->   the block is the region of examples/FILE between the
                                 lines `// example-begin NAME` and `// example-end NAME`
                                 (marker lines of nested regions left out);
-  <!-- synopsis: PATH -->       the block is the first `/// @code ... /// @endcode` block
+  <!-- synopsis: PATH [N] -->   the block is the first (the N-th) `/// @code ... /// @endcode` block
                                 of the header PATH (relative to the repository root),
                                 without its `///` prefixes.
 
@@ -47,7 +47,7 @@ BEGIN_RE = re.compile(r"^\s*//\s*example-begin\s+(\S+)\s*$")
 END_RE = re.compile(r"^\s*//\s*example-end\s+(\S+)\s*$")
 FENCE_RE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([^\s`]*)")
 EXAMPLE_MARK_RE = re.compile(r"^\s*<!--\s*example:\s*(\S+)\s+(\S+)\s*-->\s*$")
-SYNOPSIS_MARK_RE = re.compile(r"^\s*<!--\s*synopsis:\s*(\S+)\s*-->\s*$")
+SYNOPSIS_MARK_RE = re.compile(r"^\s*<!--\s*synopsis:\s*(\S+)(?:\s+(\d+))?\s*-->\s*$")
 ANY_MARK_RE = re.compile(r"^\s*<!--\s*(example|synopsis)\s*:")
 
 
@@ -97,16 +97,20 @@ def read_example_regions(path: Path, shown: str) -> dict[str, list[str]]:
     return regions
 
 
-def read_header_synopsis(path: Path, shown: str) -> list[str]:
-    """The first `/// @code` ... `/// @endcode` block of a header, without `///`."""
+def read_header_synopsis(path: Path, shown: str, number: int = 1) -> list[str]:
+    """The number-th (1-based) `/// @code` ... `/// @endcode` block of a header, without `///`."""
     block: list[str] | None = None
+    seen = 0
     for line in path.read_text(encoding="utf-8").splitlines():
         stripped = line.strip()
         if block is None:
             if stripped == "/// @code":
                 block = []
         elif stripped == "/// @endcode":
-            return block
+            seen += 1
+            if seen == number:
+                return block
+            block = None
         elif stripped.startswith("///"):
             text = stripped[3:]
             block.append(text[1:] if text.startswith(" ") else text)
@@ -221,7 +225,9 @@ def main() -> int:
                     header = root / synopsis.group(1)
                     if not header.is_file():
                         raise SourceError(f"{where}: no {synopsis.group(1)}")
-                    source, source_name = read_header_synopsis(header, synopsis.group(1)), f"{synopsis.group(1)} @code"
+                    number = int(synopsis.group(2) or 1)
+                    source = read_header_synopsis(header, synopsis.group(1), number)
+                    source_name = f"{synopsis.group(1)} @code" + (f" #{number}" if number > 1 else "")
                 else:
                     raise SourceError(f"{where}: malformed marker: {block.marker.strip()}")
             except SourceError as e:

@@ -10,6 +10,18 @@
 /// @endcode
 /// Every overload also exists without the policy, meaning `tally::par`.
 ///
+/// With k known only at run time (any k >= 1):
+/// @code
+/// top_k_values<T> top_k(policy, first, last, std::int64_t k, Compare comp = tally::less<>{});  // waits
+/// void top_k_into(policy, first, last, std::int64_t k, ValueOut values, IndexOut indices,
+///                 Compare comp = tally::less<>{});                                           // async
+/// @endcode
+/// The same semantics (best first, ties by the lower index, NaN greatest), on arithmetic
+/// values under tally::less<> / tally::greater<> (tally::host: any comparator). How: a
+/// radix select on (order key, inverted index) in one cooperative launch, then a sort of
+/// the k chosen (detail/top_k/select_kernel.cuh); the backend of the policy is not used
+/// yet: every backend runs this one engine.
+///
 /// Semantics (on every backend):
 /// - The result is what `max_element` would pick K times, each time from the items not
 ///   yet picked: the K largest under comp, best first, equal values in index order (the
@@ -49,6 +61,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 TALLY_NAMESPACE_BEGIN
 
@@ -73,6 +86,27 @@ top_k_result<detail::iter_value_t<It>, K> top_k(const Policy& policy, It first, 
 template <int K, class Policy, class It, class ValueOut, class IndexOut, class Compare = less<>,
           std::enable_if_t<is_execution_policy_v<Policy>, int> = 0>
 void top_k_into(const Policy& policy, It first, It last, ValueOut values, IndexOut indices, Compare comp = {});
+
+/// The result of the synchronous run-time-k `top_k`: min(k, n) entries, best first.
+template <class T>
+struct top_k_values {
+  std::vector<T> values;
+  std::vector<std::int64_t> indices;
+};
+
+/// The k best items of [first, last), k known at run time (k >= 1; k > n gives all n),
+/// best first, ties by the lower index; waits. Arithmetic values under tally::less<> (the
+/// largest) or tally::greater<> (the smallest); on tally::host any comparator.
+template <class Policy, class It, class Compare = less<>, std::enable_if_t<is_execution_policy_v<Policy>, int> = 0>
+top_k_values<detail::iter_value_t<It>> top_k(const Policy& policy, It first, It last, std::int64_t k,
+                                             Compare comp = {});
+
+/// Writes the min(k, n) best values to values[0..] and their indices to indices[0..],
+/// best first; returns at once (stream order). k < 1 is a tally::error.
+template <class Policy, class It, class ValueOut, class IndexOut, class Compare = less<>,
+          std::enable_if_t<is_execution_policy_v<Policy>, int> = 0>
+void top_k_into(const Policy& policy, It first, It last, std::int64_t k, ValueOut values, IndexOut indices,
+                Compare comp = {});
 
 // The same without a policy: tally::par.
 

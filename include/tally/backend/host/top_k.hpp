@@ -4,9 +4,11 @@
 
 #include <tally/detail/config.cuh>
 
+#include <algorithm>
 #include <cstdint>
 #include <iterator>
 #include <utility>
+#include <vector>
 
 TALLY_NAMESPACE_BEGIN
 namespace backend_host {
@@ -34,6 +36,34 @@ int top_k(It first, It last, V* values, std::int64_t* indices, Compare comp) {
     if (count < K) ++count;
   }
   return count;
+}
+
+/// The best min(k, n) items of [first, last) under comp, best first (equal values in
+/// index order): fills values and indices (resized to that count). The reference of the
+/// run-time-k top_k: a partial sort by (comp, index).
+template <class It, class V, class Compare>
+void top_k(It first, It last, std::int64_t k, std::vector<V>& values, std::vector<std::int64_t>& indices,
+           Compare comp) {
+  std::vector<V> items;
+  for (It it = first; it != last; ++it) items.push_back(static_cast<V>(*it));
+  const std::int64_t n = static_cast<std::int64_t>(items.size());
+  const std::int64_t count = k < n ? k : n;
+  std::vector<std::int64_t> order(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) order[static_cast<std::size_t>(i)] = i;
+  auto better = [&](std::int64_t a, std::int64_t b) {
+    const V& x = items[static_cast<std::size_t>(a)];
+    const V& y = items[static_cast<std::size_t>(b)];
+    if (comp(y, x)) return true;
+    if (comp(x, y)) return false;
+    return a < b;
+  };
+  std::partial_sort(order.begin(), order.begin() + count, order.end(), better);
+  values.resize(static_cast<std::size_t>(count));
+  indices.resize(static_cast<std::size_t>(count));
+  for (std::int64_t i = 0; i < count; ++i) {
+    indices[static_cast<std::size_t>(i)] = order[static_cast<std::size_t>(i)];
+    values[static_cast<std::size_t>(i)] = items[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])];
+  }
 }
 
 }  // namespace backend_host

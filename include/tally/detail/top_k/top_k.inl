@@ -4,9 +4,11 @@
 #include <tally/backend/host/top_k.hpp>
 #include <tally/detail/runtime/scratch.cuh>
 #include <tally/detail/top_k/dispatch.cuh>
+#include <tally/detail/top_k/select_dispatch.cuh>
 #include <tally/detail/runtime/validate.cuh>
 
 #include <algorithm>
+#include <string>
 
 TALLY_NAMESPACE_BEGIN
 namespace detail {
@@ -77,6 +79,64 @@ void top_k_into(const Policy& policy, It first, It last, ValueOut values, IndexO
     detail::check_device_accessible(algorithm, "the indices output", indices, ctx);
     detail::dispatch_top_k<K>(algorithm, policy, ctx, detail::unwrap_iterator(first), n,
                               detail::unwrap_iterator(values), detail::unwrap_iterator(indices), detail::to_tally_op(comp));
+  }
+}
+
+template <class Policy, class It, class Compare, std::enable_if_t<is_execution_policy_v<Policy>, int>>
+top_k_values<detail::iter_value_t<It>> top_k(const Policy& policy, It first, It last, std::int64_t k, Compare comp) {
+  constexpr const char* algorithm = "tally::top_k";
+  using T = detail::iter_value_t<It>;
+  top_k_values<T> result;
+  const std::int64_t n = detail::checked_distance(algorithm, first, last);
+  if (k < 1) detail::throw_error(algorithm, "k must be at least 1 (got " + std::to_string(k) + ")");
+  if constexpr (is_host_policy_v<Policy>) {
+    backend_host::top_k(first, last, k, result.values, result.indices, detail::to_tally_op(comp));
+  } else {
+    detail::check_not_null(algorithm, "the input", first, n);
+    if (n == 0) return result;
+    const std::int64_t count = k < n ? k : n;
+    const detail::device_context ctx = detail::current_device(algorithm);
+    detail::check_device_accessible(algorithm, "the input", first, ctx);
+    // The kernel writes straight into pinned host memory: the indices, then the values.
+    const std::size_t values_offset = detail::align_up(std::size_t(count) * sizeof(std::int64_t), alignof(T));
+    auto* buffer = static_cast<unsigned char*>(detail::pinned_result_buffer(algorithm, values_offset + count * sizeof(T)));
+    auto* indices = reinterpret_cast<std::int64_t*>(buffer);
+    auto* values = reinterpret_cast<T*>(buffer + values_offset);
+    detail::dispatch_top_k_select(algorithm, policy, ctx, detail::unwrap_iterator(first), n, count, values, indices,
+                                  detail::to_tally_op(comp));
+    detail::check(cudaStreamSynchronize(policy.stream()), algorithm, "the selection failed");
+    result.indices.assign(indices, indices + count);
+    result.values.assign(values, values + count);
+  }
+  return result;
+}
+
+template <class Policy, class It, class ValueOut, class IndexOut, class Compare,
+          std::enable_if_t<is_execution_policy_v<Policy>, int>>
+void top_k_into(const Policy& policy, It first, It last, std::int64_t k, ValueOut values, IndexOut indices,
+                Compare comp) {
+  constexpr const char* algorithm = "tally::top_k_into";
+  const std::int64_t n = detail::checked_distance(algorithm, first, last);
+  if (k < 1) detail::throw_error(algorithm, "k must be at least 1 (got " + std::to_string(k) + ")");
+  const std::int64_t count = k < n ? k : n;
+  if constexpr (is_host_policy_v<Policy>) {
+    const auto result = tally::top_k(policy, first, last, k, comp);
+    for (std::int64_t i = 0; i < count; ++i) {
+      values[i] = result.values[static_cast<std::size_t>(i)];
+      indices[i] = result.indices[static_cast<std::size_t>(i)];
+    }
+  } else {
+    detail::check_not_null(algorithm, "the input", first, n);
+    detail::check_not_null(algorithm, "the values output", values, count);
+    detail::check_not_null(algorithm, "the indices output", indices, count);
+    if (n == 0) return;  // nothing to write
+    const detail::device_context ctx = detail::current_device(algorithm);
+    detail::check_device_accessible(algorithm, "the input", first, ctx);
+    detail::check_device_accessible(algorithm, "the values output", values, ctx);
+    detail::check_device_accessible(algorithm, "the indices output", indices, ctx);
+    detail::dispatch_top_k_select(algorithm, policy, ctx, detail::unwrap_iterator(first), n, count,
+                                  detail::unwrap_iterator(values), detail::unwrap_iterator(indices),
+                                  detail::to_tally_op(comp));
   }
 }
 

@@ -1,0 +1,100 @@
+#pragma once
+// From a run-time-k top_k call to its one cooperative launch (select_kernel.cuh): the
+// grid (every block resident: at most what the occupancy calculator allows, at most one
+// block per 2048 items), the scratch and the parameters.
+
+#include <tally/detail/extrema/plan.cuh>
+#include <tally/detail/runtime/cuda_check.cuh>
+#include <tally/detail/runtime/device_context.cuh>
+#include <tally/detail/runtime/scratch.cuh>
+#include <tally/detail/top_k/select_kernel.cuh>
+
+TALLY_NAMESPACE_BEGIN
+namespace detail {
+
+/// What the run-time-k engine takes: arithmetic values under tally::less<> / greater<>.
+template <class V, class Compare>
+inline constexpr bool top_k_selects_v =
+    is_arithmetic_v<V> && (is_default_less_v<Compare, V> || is_default_greater_v<Compare, V>);
+
+/// The bit width of n: the smallest b with 2^b > n.
+inline int bit_width_above(std::int64_t n) {
+  int b = 0;
+  while (b < 63 && (std::int64_t(1) << b) <= n) ++b;
+  return b;
+}
+
+/// Items kept in a buffer between passes once few enough are still running: an eighth
+/// of the input, at least 2^16 and at most 2^22 (32 MB of indices each of two buffers).
+inline std::int64_t select_buffer_capacity(std::int64_t n) {
+  std::int64_t capacity = n / 8;
+  if (capacity < (std::int64_t(1) << 16)) capacity = std::int64_t(1) << 16;
+  if (capacity > (std::int64_t(1) << 22)) capacity = std::int64_t(1) << 22;
+  return capacity < n ? capacity : n;
+}
+
+inline std::size_t align_up(std::size_t bytes, std::size_t to) { return (bytes + to - 1) / to * to; }
+
+/// Writes the k best of [first, first + n) (1 <= k <= n) and their indices, best first.
+template <class Policy, class It, class ValueOut, class IndexOut, class Compare>
+void dispatch_top_k_select(const char* algorithm, const Policy& policy, const device_context& ctx, It first,
+                           std::int64_t n, std::int64_t k, ValueOut values, IndexOut indices, Compare) {
+  using V = iter_value_t<It>;
+  static_assert(top_k_selects_v<V, Compare>,
+                "tally: top_k with a run-time k takes arithmetic values under tally::less<> or tally::greater<> "
+                "(use top_k<K> for other comparators)");
+  constexpr auto kernel = top_k_select_kernel<It, ValueOut, IndexOut>;
+  int per_sm = 0;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, select_threads, 0), algorithm,
+        "cannot read the kernel's occupancy");
+  if (per_sm < 1) throw_error(algorithm, "the selection kernel cannot run on this device");
+  const std::int64_t items_per_block = std::int64_t(select_threads) * select_items_per_thread;
+  std::int64_t grid = (n + items_per_block - 1) / items_per_block;
+  const std::int64_t resident = std::int64_t(per_sm) * ctx.sm_count;
+  if (grid > resident) grid = resident;
+
+  const std::int64_t capacity = select_buffer_capacity(n);
+  const bool merge = k > select_sort_chunk;
+  const std::size_t state_bytes = align_up(sizeof(select_state), 256);
+  const std::size_t chosen_bytes = align_up(std::size_t(k) * sizeof(unsigned long long), 256);
+  const std::size_t buffer_bytes = align_up(std::size_t(capacity) * sizeof(unsigned long long), 256);
+  const std::size_t sorted_bytes = merge ? align_up(std::size_t(k) * sizeof(select_key), 256) : 0;
+  const call_stream where = call_stream_of(policy);
+  scratch_lease lease(algorithm, ctx, where, state_bytes + chosen_bytes + 2 * buffer_bytes + 2 * sorted_bytes);
+  auto* base = static_cast<unsigned char*>(lease.view().partials);
+
+  select_params<It, ValueOut, IndexOut> p{};
+  p.first = first;
+  p.n = n;
+  p.k = k;
+  p.key_bits = int(8 * sizeof(V));
+  p.index_bits = bit_width_above(n);
+  p.largest = is_default_less_v<Compare, V>;
+  p.values = values;
+  p.indices = indices;
+  p.state = reinterpret_cast<select_state*>(base);
+  p.chosen = reinterpret_cast<unsigned long long*>(base + state_bytes);
+  p.buffer[0] = reinterpret_cast<unsigned long long*>(base + state_bytes + chosen_bytes);
+  p.buffer[1] = reinterpret_cast<unsigned long long*>(base + state_bytes + chosen_bytes + buffer_bytes);
+  p.buffer_capacity = capacity;
+  p.sorted[0] = merge ? reinterpret_cast<select_key*>(base + state_bytes + chosen_bytes + 2 * buffer_bytes) : nullptr;
+  p.sorted[1] = merge ? p.sorted[0] + (sorted_bytes / sizeof(select_key)) : nullptr;
+  p.arrivals = lease.view().counter;
+  p.exits = static_cast<unsigned int*>(lease.view().slot);
+
+  // Cooperative: the driver refuses the launch unless every block can be resident, which
+  // the grid barriers need.
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeCooperative;
+  attribute.val.cooperative = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned int>(grid));
+  config.blockDim = dim3(select_threads);
+  config.stream = where.stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  check(cudaLaunchKernelEx(&config, kernel, p), algorithm, "kernel launch failed");
+}
+
+}  // namespace detail
+TALLY_NAMESPACE_END

@@ -1,0 +1,51 @@
+#pragma once
+// A barrier across every block of a cooperative launch (cudaLaunchAttributeCooperative:
+// the driver refuses the launch unless every block can be resident at once, so a block
+// that waits never keeps a block it waits for from starting).
+//
+// The arrival counter only grows: barrier number `round` (1, 2, ...) opens when it has
+// reached round * gridDim.x, so no block has to reset it between barriers (a reset races
+// with a block still reading it). The kernel sets it back to zero after its last barrier
+// (grid_barrier_reset), when no block reads it any more.
+//
+// Ordering: __syncthreads orders the block's writes before thread 0's arrival; the fence
+// and the release make them visible at device scope before the count includes the block;
+// the acquire load (and the fence after it) makes every other block's writes visible
+// before any thread of the block goes on.
+
+#include <tally/detail/config.cuh>
+
+#include <cuda/atomic>
+
+TALLY_NAMESPACE_BEGIN
+namespace detail {
+
+/// Every thread of every block calls it with the same round (1 for the first barrier).
+__device__ TALLY_FORCEINLINE void grid_barrier(unsigned int* arrivals, unsigned int round) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    cuda::atomic_ref<unsigned int, cuda::thread_scope_device> count(*arrivals);
+    __threadfence();
+    count.fetch_add(1u, cuda::std::memory_order_release);
+    const unsigned int target = round * gridDim.x;
+    while (count.load(cuda::std::memory_order_acquire) < target) __nanosleep(32);
+    __threadfence();
+  }
+  __syncthreads();
+}
+
+/// After the last barrier: the last block to get here sets the counter back to zero (the
+/// state scratch's zero between calls). `exits` is a second counter, zero on entry.
+__device__ TALLY_FORCEINLINE void grid_barrier_reset(unsigned int* arrivals, unsigned int* exits) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    cuda::atomic_ref<unsigned int, cuda::thread_scope_device> done(*exits);
+    if (done.fetch_add(1u, cuda::std::memory_order_acq_rel) == gridDim.x - 1) {
+      cuda::atomic_ref<unsigned int, cuda::thread_scope_device>(*arrivals).store(0u, cuda::std::memory_order_relaxed);
+      done.store(0u, cuda::std::memory_order_relaxed);
+    }
+  }
+}
+
+}  // namespace detail
+TALLY_NAMESPACE_END

@@ -1,0 +1,141 @@
+// tally::top_k and tally::top_k_into with k known at run time (flat): every k from 1 to
+// past n, against the host reference (a partial sort by (the library's order, index)):
+// the same indices, in the same order, and the item found at each index as its value
+// (bit for bit: NaN payloads and the sign of zero included). Sizes around the select
+// kernel's sort chunk (2048) and buffer limits; data random, constant, ascending,
+// descending, +-inf, NaN, zeros of both signs, three distinct values; tally::less<> and
+// tally::greater<>; both forms; bad arguments.
+#include "common.cuh"
+
+#include <tally/top_k.cuh>
+
+namespace top_k_any {
+
+using tally_support::device_buffer;
+
+template <class T>
+bool same_bits(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+/// Both forms of the run-time-k top_k on d[0..n) against the host reference.
+template <class T, class Compare>
+void check_k(const T* d, const std::vector<T>& host, long long k, Compare comp, const std::string& label) {
+  const long long n = static_cast<long long>(host.size());
+  const std::string what = label + " n=" + std::to_string(n) + " k=" + std::to_string(k);
+  INFO(what);
+  const auto want = tally::top_k(tally::host, host.begin(), host.end(), k, comp);
+  const long long count = std::min(k, n);
+  REQUIRE(static_cast<long long>(want.indices.size()) == count);
+
+  const auto got = tally::top_k(tally::par, d, d + n, k, comp);
+  REQUIRE(static_cast<long long>(got.indices.size()) == count);
+  long long wrong = 0;
+  for (long long i = 0; i < count && wrong < 5; ++i) {
+    const auto j = static_cast<std::size_t>(i);
+    if (got.indices[j] != want.indices[j] || !same_bits(got.values[j], host[static_cast<std::size_t>(want.indices[j])])) {
+      ++wrong;
+      FAIL_CHECK("entry ", i, ": index ", got.indices[j], " want ", want.indices[j]);
+    }
+  }
+
+  // top_k_into on a stream, with a guard entry after the count that must stay untouched.
+  device_buffer<T> values(static_cast<std::size_t>(count + 1));
+  device_buffer<std::int64_t> indices(static_cast<std::size_t>(count + 1));
+  std::vector<T> guard_v(static_cast<std::size_t>(count + 1), T(7));
+  std::vector<std::int64_t> guard_i(static_cast<std::size_t>(count + 1), -7);
+  values.copy_from_host(guard_v);
+  indices.copy_from_host(guard_i);
+  tally::top_k_into(tally::par.on(tt::test_stream()), d, d + n, k, values.data(), indices.data(), comp);
+  REQUIRE(cudaStreamSynchronize(tt::test_stream()) == cudaSuccess);
+  const std::vector<T> into_v = values.to_host();
+  const std::vector<std::int64_t> into_i = indices.to_host();
+  for (long long i = 0; i < count; ++i) {
+    const auto j = static_cast<std::size_t>(i);
+    if (into_i[j] != want.indices[j]) {
+      FAIL_CHECK("top_k_into entry ", i, ": index ", into_i[j], " want ", want.indices[j]);
+      break;
+    }
+    CHECK(same_bits(into_v[j], host[static_cast<std::size_t>(want.indices[j])]));
+  }
+  CHECK(into_i[static_cast<std::size_t>(count)] == -7);
+  CHECK(same_bits(into_v[static_cast<std::size_t>(count)], T(7)));
+}
+
+template <class T>
+std::vector<long long> ks_for(long long n) {
+  std::vector<long long> ks = {1, 2, 31, 32, 33, 100, 1024, 2047, 2048, 2049, 5000, n - 1, n, n + 1};
+  std::vector<long long> out;
+  for (long long k : ks)
+    if (k >= 1 && k <= n + 1 && std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+  return out;
+}
+
+template <class T>
+void check_data(const T* d, const std::vector<T>& host, const std::string& label) {
+  const long long n = static_cast<long long>(host.size());
+  for (long long k : ks_for<T>(n)) {
+    check_k(d, host, k, tally::less<>{}, label + " less");
+    if (k == 1 || k == 33 || k == 2049 || k == n) check_k(d, host, k, tally::greater<>{}, label + " greater");
+  }
+}
+
+template <class T>
+void run_sizes() {
+  std::vector<long long> sizes = {1, 2, 33, 1000, 4097, 70001, (1LL << 20) + 3};
+  if (tt::sanitizing()) sizes = {1, 33, 4097, 70001};  // the buffers, the merge rounds: hours otherwise
+  for (long long n : sizes) {
+    for (tt::pattern p : tt::patterns_for<T>(n)) {
+      const tt::dataset<T> d = tt::make_data<T>(n, p);
+      check_data(d.ptr, d.host(), std::string(tt::type_name<T>()) + " " + tt::pattern_name(p));
+    }
+    // Three distinct values, and (floats) zeros of both signs among them.
+    std::vector<T> three(static_cast<std::size_t>(n));
+    for (long long i = 0; i < n; ++i) {
+      const int v = static_cast<int>(tt::hash(static_cast<std::uint64_t>(i), 5) % 3);
+      if constexpr (std::is_floating_point_v<T>) three[static_cast<std::size_t>(i)] = v == 0 ? T(-0.0) : v == 1 ? T(0.0) : T(2.5);
+      else three[static_cast<std::size_t>(i)] = static_cast<T>(v - 1);
+    }
+    device_buffer<T> dev(three);
+    check_data(dev.data(), three, std::string(tt::type_name<T>()) + " three values");
+  }
+}
+
+}  // namespace top_k_any
+
+TEST_CASE_TEMPLATE("run-time k top_k matches the host reference: every k, size and pattern", T, float, int, double,
+                   std::int8_t) {
+  top_k_any::run_sizes<T>();
+}
+
+TEST_CASE("run-time k top_k: 2^24 + 5 random floats, k = 1, 50, 1024, 2^16 + 1") {
+  if (tt::sanitizing()) return;
+  const long long n = (1LL << 24) + 5;
+  const tt::dataset<float> d = tt::make_data<float>(n, tt::pattern::random);
+  const std::vector<float> host = d.host();
+  for (long long k : {1LL, 50LL, 1024LL, (1LL << 16) + 1})
+    top_k_any::check_k(d.ptr, host, k, tally::less<>{}, "float random");
+  const tt::dataset<float> c = tt::make_data<float>(n, tt::pattern::constant);
+  top_k_any::check_k(c.ptr, c.host(), 1000, tally::less<>{}, "float constant");
+}
+
+TEST_CASE("run-time k top_k: bad arguments are tally::error and write nothing") {
+  const tt::dataset<float> d = tt::make_data<float>(1000, tt::pattern::random);
+  top_k_any::device_buffer<float> values(4);
+  top_k_any::device_buffer<std::int64_t> indices(4);
+  const std::vector<std::int64_t> guard(4, -7);
+  indices.copy_from_host(guard);
+  CHECK_THROWS_AS(tally::top_k(tally::par, d.ptr, d.ptr + 1000, 0), tally::error);
+  CHECK_THROWS_AS(tally::top_k(tally::par, d.ptr, d.ptr + 1000, -3), tally::error);
+  CHECK_THROWS_AS(tally::top_k_into(tally::par, d.ptr, d.ptr + 1000, 0, values.data(), indices.data()), tally::error);
+  CHECK_THROWS_AS(tally::top_k_into(tally::par, d.ptr, d.ptr + 1000, 3, static_cast<float*>(nullptr), indices.data()),
+                  tally::error);
+  CHECK_THROWS_AS(tally::top_k_into(tally::par, d.ptr + 10, d.ptr, 3, values.data(), indices.data()), tally::error);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(indices.to_host() == guard);
+  // An empty range: nothing written, no error, and count 0 from top_k.
+  CHECK_NOTHROW(tally::top_k_into(tally::par, d.ptr, d.ptr, 3, values.data(), indices.data()));
+  CHECK(tally::top_k(tally::par, d.ptr, d.ptr, 3).indices.empty());
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(indices.to_host() == guard);
+}
