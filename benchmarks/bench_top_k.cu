@@ -1,4 +1,5 @@
-// bench_top_k: tally's top_k_into<2>, <8> and <32> against the target's reference
+// bench_top_k: tally's top_k_into<2>, <8> and <32>, and top_k_into with a run-time k
+// (8, 32, 256, 1024) against cub::DeviceTopK (built against CCCL >= 3.3), and the target's reference
 // (tally's own reduce: top_k_into<2> within 10% of it at every size), tally's
 // max_element_into (K = 1), CUB's ArgMax, the CUB top-K reductions a CUB user would write
 // (the anchors' top-2 reduction among them) and CUB's radix sort, side by side in one
@@ -68,6 +69,14 @@ enum class impl {
   top8_warp_shuffle,
   cub_top8,
   top32,
+  any8,  // top_k_into with a run-time k
+  any32,
+  any256,
+  any1024,
+  cub_topk8,  // cub::DeviceTopK (CCCL >= 3.3)
+  cub_topk32,
+  cub_topk256,
+  cub_topk1024,
   cub_sort,
 };
 const impl all_impls[] = {impl::floor,
@@ -83,7 +92,30 @@ const impl all_impls[] = {impl::floor,
                           impl::top8_warp_shuffle,
                           impl::cub_top8,
                           impl::top32,
+                          impl::any8,
+                          impl::cub_topk8,
+                          impl::any32,
+                          impl::cub_topk32,
+                          impl::any256,
+                          impl::cub_topk256,
+                          impl::any1024,
+                          impl::cub_topk1024,
                           impl::cub_sort};
+
+/// k of a run-time-k row (tally's or CUB DeviceTopK's); 0 for the others.
+int run_time_k(impl which) {
+  switch (which) {
+    case impl::any8: case impl::cub_topk8: return 8;
+    case impl::any32: case impl::cub_topk32: return 32;
+    case impl::any256: case impl::cub_topk256: return 256;
+    case impl::any1024: case impl::cub_topk1024: return 1024;
+    default: return 0;
+  }
+}
+bool is_cub_top_k(impl which) {
+  return which == impl::cub_topk8 || which == impl::cub_topk32 || which == impl::cub_topk256 ||
+         which == impl::cub_topk1024;
+}
 
 /// The reference row of the speed-up table.
 const char* const argmax_row = "cub ArgMax";
@@ -104,6 +136,14 @@ std::string impl_row(impl which) {
     case impl::top8_warp_shuffle: return "tally top_k_into<8> warp_shuffle";
     case impl::cub_top8: return "cub top-8 reduce (values + indices)";
     case impl::top32: return "tally top_k_into<32>";
+    case impl::any8: return "tally top_k_into(k = 8)";
+    case impl::any32: return "tally top_k_into(k = 32)";
+    case impl::any256: return "tally top_k_into(k = 256)";
+    case impl::any1024: return "tally top_k_into(k = 1024)";
+    case impl::cub_topk8: return "cub DeviceTopK (k = 8)";
+    case impl::cub_topk32: return "cub DeviceTopK (k = 32)";
+    case impl::cub_topk256: return "cub DeviceTopK (k = 256)";
+    case impl::cub_topk1024: return "cub DeviceTopK (k = 1024)";
     case impl::cub_sort: return "cub radix sort pairs, descending (any K)";
   }
   return "?";
@@ -123,6 +163,14 @@ const char* impl_key(impl which) {  // Google Benchmark names: no spaces
     case impl::top8_warp_shuffle: return "tally_top_k_8_warp_shuffle";
     case impl::cub_top8: return "cub_top_8";
     case impl::top32: return "tally_top_k_32";
+    case impl::any8: return "tally_top_k_any_8";
+    case impl::any32: return "tally_top_k_any_32";
+    case impl::any256: return "tally_top_k_any_256";
+    case impl::any1024: return "tally_top_k_any_1024";
+    case impl::cub_topk8: return "cub_device_top_k_8";
+    case impl::cub_topk32: return "cub_device_top_k_32";
+    case impl::cub_topk256: return "cub_device_top_k_256";
+    case impl::cub_topk1024: return "cub_device_top_k_1024";
     case impl::cub_sort: return "cub_sort";
   }
   return "?";
@@ -241,6 +289,48 @@ std::string mismatch(impl which, ts::top_k_input<Case>& s) {
       });
       return got;
     }
+    case impl::any8:
+    case impl::any32:
+    case impl::any256:
+    case impl::any1024: {
+      const int k = run_time_k(which);
+      s.values_out.memset(0xff);
+      s.indices_out.memset(0xff);
+      tally::top_k_into(tally::par.on(g.stream), first, first + n, k, s.values_out.data(), s.indices_out.data());
+      TALLY_SUPPORT_CHECK(cudaStreamSynchronize(g.stream));
+      const std::vector<T> values = s.values_out.to_host();
+      const std::vector<std::int64_t> indices = s.indices_out.to_host();
+      std::string got = compare_with_reference<T>(values, indices.data(), count_for(k), s.reference_values,
+                                                  s.reference_indices);
+      for (int i = count_for(k); i < ts::bench_max_k && got.empty(); ++i)
+        if (indices[i] != -1) got = "wrote entry " + std::to_string(i) + " (only " + std::to_string(count_for(k)) + " exist)";
+      return got;
+    }
+    case impl::cub_topk8:
+    case impl::cub_topk32:
+    case impl::cub_topk256:
+    case impl::cub_topk1024: {
+      // Unsorted, and any of equal items may be picked: the values as a multiset must be
+      // the reference's, each index distinct and holding its value.
+      const int count = count_for(run_time_k(which));
+      s.cub_top_k_call(0, count);
+      TALLY_SUPPORT_CHECK(cudaStreamSynchronize(g.stream));
+      std::vector<T> values = s.values_out.to_host();
+      std::vector<std::int64_t> indices = s.indices_out.to_host();
+      values.resize(std::size_t(count));
+      indices.resize(std::size_t(count));
+      for (int i = 0; i < count; ++i) {
+        if (indices[i] < 0 || std::uint64_t(indices[i]) >= n) return "index " + std::to_string(indices[i]) + " out of range";
+        T item;
+        TALLY_SUPPORT_CHECK(cudaMemcpy(&item, first + indices[i], sizeof(T), cudaMemcpyDeviceToHost));
+        if (std::memcmp(&item, &values[i], sizeof(T)) != 0)
+          return "entry " + std::to_string(i) + ": the value is not the item at its index";
+      }
+      std::sort(values.begin(), values.end(), [](T a, T b) { return a > b; });
+      std::sort(indices.begin(), indices.end());
+      if (std::adjacent_find(indices.begin(), indices.end()) != indices.end()) return "an index repeats";
+      return compare_with_reference<T>(values, nullptr, count, s.reference_values, s.reference_indices);
+    }
     default: {  // a tally top_k row
       std::string got;
       with_top_k_row(which, g.stream, [&](auto k, auto policy) {
@@ -295,6 +385,26 @@ ts::timing_result time_impl(impl which, ts::top_k_input<Case>& s) {
       });
       return t;
     }
+    case impl::any8:
+    case impl::any32:
+    case impl::any256:
+    case impl::any1024: {
+      const auto policy = tally::par.on(st);
+      const std::int64_t k = run_time_k(which);
+      return ts::time_calls(
+          [&](int c) {
+            const T* first = s.in.copy(c);
+            tally::top_k_into(policy, first, first + n, k, s.values_out.data(), s.indices_out.data());
+          },
+          copies, st);
+    }
+    case impl::cub_topk8:
+    case impl::cub_topk32:
+    case impl::cub_topk256:
+    case impl::cub_topk1024: {
+      const int k = int(std::min<std::size_t>(std::size_t(run_time_k(which)), n));
+      return ts::time_calls([&](int c) { s.cub_top_k_call(c, k); }, copies, st);
+    }
     default: {
       ts::timing_result t;
       with_top_k_row(which, st, [&](auto k, auto policy) {
@@ -328,6 +438,7 @@ void register_case(const std::vector<std::uint64_t>& sizes) {
       throw std::invalid_argument("--sizes: " + ts::size_label(n) +
                                   " items: bench_top_k takes fewer than 2^32 (its reference sort has 32-bit indices)");
     for (impl which : all_impls) {
+      if (is_cub_top_k(which) && !ts::has_cub_device_top_k) continue;
       const std::string name = std::string(Case::name) + "/" + impl_key(which) + "/" + ts::size_label(n);
       ts::register_measurement(name, [which, n](benchmark::State& st) { run_benchmark<Case>(st, which, n); });
     }
@@ -413,7 +524,11 @@ int main(int argc, char** argv) {
             "list) with an operator merging two sorted K-lists; `values only`: lists of values without indices "
             "(the anchors' cub_top2_reduce_f32); the radix sort row: cub::DeviceRadixSort::SortPairsDescending "
             "of (value, 32-bit index) pairs into separate outputs, what a CUB user does for any K (CCCL " +
-            std::to_string(CCCL_MAJOR_VERSION) + "." + std::to_string(CCCL_MINOR_VERSION) + " has no DeviceTopK)\n";
+            std::to_string(CCCL_MAJOR_VERSION) + "." + std::to_string(CCCL_MINOR_VERSION) +
+            (ts::has_cub_device_top_k ? std::string("; its DeviceTopK rows: MaxPairs with the indices as values, "
+                                                    "unsorted and non-deterministic, checked as a multiset")
+                                      : std::string(" has no DeviceTopK")) +
+            ")\n";
         md += "- copy ceiling: 1 GiB device-to-device copy, " + ts::figure(s.ceiling.gbps) + " GB/s (read + write)\n";
         md +=
             "- WRONG: values or indices differed from the reference (the first entries of CUB's stable descending "

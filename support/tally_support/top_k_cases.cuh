@@ -29,6 +29,12 @@
 #include <tally_support/reference.cuh>
 
 #include <cub/device/device_reduce.cuh>
+#if CCCL_VERSION >= 3003000
+#  include <cub/device/device_topk.cuh>
+#  include <cuda/iterator>
+#  include <cuda/std/execution>
+#  include <cuda/stream_ref>
+#endif
 #include <cuda/std/cstdint>
 #include <cuda/std/limits>
 #include <thrust/iterator/counting_iterator.h>
@@ -195,7 +201,25 @@ void for_each_wanted(const Names& wanted, F&& f) {
 }  // namespace top_k_cases
 
 /// The largest K the benchmark's rows ask for (the reference holds this many entries).
-inline constexpr int bench_max_k = 32;
+inline constexpr int bench_max_k = 1024;
+
+/// Whether cub::DeviceTopK exists (CCCL >= 3.3; bench_top_k's CUB DeviceTopK rows).
+inline constexpr bool has_cub_device_top_k = CCCL_VERSION >= 3003000;
+
+#if CCCL_VERSION >= 3003000
+/// cub::DeviceTopK::MaxPairs of [in, in + n) with the indices as the values: the k largest,
+/// unsorted and non-deterministic (the only configuration CCCL 3.5 implements; it must be
+/// asked for in the environment). temp == nullptr sets bytes.
+template <class T>
+cudaError_t cub_device_top_k(void* temp, std::size_t& bytes, const T* in, std::size_t n, int k, T* values,
+                             std::int64_t* indices, cudaStream_t stream) {
+  auto requirements = ::cuda::execution::require(::cuda::execution::determinism::not_guaranteed,
+                                                 ::cuda::execution::output_ordering::unsorted);
+  auto env = ::cuda::std::execution::env{::cuda::stream_ref{stream}, requirements};
+  return cub::DeviceTopK::MaxPairs(temp, bytes, in, values, ::cuda::counting_iterator<std::int64_t>{0}, indices,
+                                   static_cast<std::int64_t>(n), k, env);
+}
+#endif
 
 /// One (case, n) of bench_top_k: extrema_input's copies, CUB ArgMax and its result
 /// (checked there: not all zeros, the last copy as the first), plus the reference (the
@@ -216,6 +240,8 @@ struct top_k_input : extrema_input<Case> {
   device_buffer<unsigned char> list_out{sizeof(top_list<T, 8, true>)};  ///< the CUB top-K reductions' result
   device_buffer<unsigned char> reduce_temp;
   std::size_t reduce_temp_bytes = 0;
+  device_buffer<unsigned char> top_k_temp;  ///< cub::DeviceTopK's, for every k up to bench_max_k
+  std::size_t top_k_temp_bytes = 0;
 
   top_k_input(std::size_t n, cudaStream_t s) : extrema_input<Case>(n, s), sort(n, s) {
     sort.call(in.copy(0));
@@ -227,6 +253,28 @@ struct top_k_input : extrema_input<Case> {
     reserve_reduce<2, false>();
     reserve_reduce<8, true>();
     reduce_temp = device_buffer<unsigned char>(reduce_temp_bytes == 0 ? 1 : reduce_temp_bytes);
+#if CCCL_VERSION >= 3003000
+    for (int k : {8, 32, 256, bench_max_k}) {
+      std::size_t bytes = 0;
+      TALLY_SUPPORT_CHECK(cub_device_top_k<T>(nullptr, bytes, in.copy(0), n, int(std::min<std::size_t>(k, n)),
+                                              values_out.data(), indices_out.data(), stream));
+      top_k_temp_bytes = std::max(top_k_temp_bytes, bytes);
+    }
+    top_k_temp = device_buffer<unsigned char>(top_k_temp_bytes == 0 ? 1 : top_k_temp_bytes);
+#endif
+  }
+
+  /// Enqueues cub::DeviceTopK::MaxPairs of copy c (k largest) into values_out / indices_out.
+  void cub_top_k_call(int c, int k) {
+#if CCCL_VERSION >= 3003000
+    std::size_t bytes = top_k_temp_bytes;
+    TALLY_SUPPORT_CHECK(cub_device_top_k<T>(top_k_temp.data(), bytes, in.copy(c), in.size(), k, values_out.data(),
+                                            indices_out.data(), stream));
+#else
+    (void)c;
+    (void)k;
+    throw std::logic_error("cub::DeviceTopK needs CCCL >= 3.3");
+#endif
   }
 
   /// Enqueues CUB's top-K reduction of copy k into list_out.

@@ -9,6 +9,8 @@
 #include <tally/detail/runtime/scratch.cuh>
 #include <tally/detail/top_k/select_kernel.cuh>
 
+#include <atomic>
+
 TALLY_NAMESPACE_BEGIN
 namespace detail {
 
@@ -33,6 +35,29 @@ inline std::int64_t select_buffer_capacity(std::int64_t n) {
   return capacity < n ? capacity : n;
 }
 
+/// The threshold's samples: n / 256, at least 2^12 (or n), at most 2^20; none for inputs
+/// one block sorts, or when the expected candidates would not fit a quarter of the buffer. sample_rank: the expected number of items at least as
+/// good as the threshold is about sample_rank * n / m = 2k + 16 n / m, so that a draw
+/// with fewer than k is rare (its relative spread is 1 / sqrt(sample_rank)).
+struct select_sampling {
+  std::int64_t count = 0;
+  unsigned long long rank = 0;
+};
+inline select_sampling select_samples(std::int64_t n, std::int64_t k, std::int64_t buffer_capacity) {
+  select_sampling s;
+  if (n <= select_sort_chunk) return s;  // one block sorts it all
+  std::int64_t m = n / 256;
+  if (m < 4096) m = n < 4096 ? n : 4096;
+  if (m > (std::int64_t(1) << 20)) m = std::int64_t(1) << 20;
+  const double expected = 2.0 * double(k) + 16.0 * double(n) / double(m);
+  if (4.0 * expected > double(buffer_capacity)) return s;
+  const auto rank = static_cast<unsigned long long>(2.0 * double(k) * double(m) / double(n)) + 16;
+  if (rank > static_cast<unsigned long long>(m / 4)) return s;
+  s.count = m;
+  s.rank = rank;
+  return s;
+}
+
 inline std::size_t align_up(std::size_t bytes, std::size_t to) { return (bytes + to - 1) / to * to; }
 
 /// Writes the k best of [first, first + n) (1 <= k <= n) and their indices, best first.
@@ -44,10 +69,15 @@ void dispatch_top_k_select(const char* algorithm, const Policy& policy, const de
                 "tally: top_k with a run-time k takes arithmetic values under tally::less<> or tally::greater<> "
                 "(use top_k<K> for other comparators)");
   constexpr auto kernel = top_k_select_kernel<It, ValueOut, IndexOut>;
-  int per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, select_threads, 0), algorithm,
-        "cannot read the kernel's occupancy");
-  if (per_sm < 1) throw_error(algorithm, "the selection kernel cannot run on this device");
+  // The occupancy, once per device (the calculator costs microseconds per call).
+  static std::atomic<int> occupancy[max_cached_devices] = {};
+  int per_sm = ctx.device >= 0 && ctx.device < max_cached_devices ? occupancy[ctx.device].load() : 0;
+  if (per_sm == 0) {
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, select_threads, 0), algorithm,
+          "cannot read the kernel's occupancy");
+    if (per_sm < 1) throw_error(algorithm, "the selection kernel cannot run on this device");
+    if (ctx.device >= 0 && ctx.device < max_cached_devices) occupancy[ctx.device].store(per_sm);
+  }
   const std::int64_t items_per_block = std::int64_t(select_threads) * select_items_per_thread;
   std::int64_t grid = (n + items_per_block - 1) / items_per_block;
   const std::int64_t resident = std::int64_t(per_sm) * ctx.sm_count;
@@ -59,8 +89,10 @@ void dispatch_top_k_select(const char* algorithm, const Policy& policy, const de
   const std::size_t chosen_bytes = align_up(std::size_t(k) * sizeof(unsigned long long), 256);
   const std::size_t buffer_bytes = align_up(std::size_t(capacity) * sizeof(unsigned long long), 256);
   const std::size_t sorted_bytes = merge ? align_up(std::size_t(k) * sizeof(select_key), 256) : 0;
+  const select_sampling sampling = select_samples(n, k, capacity);
+  const std::size_t sample_bytes = align_up(std::size_t(sampling.count) * sizeof(select_key), 256);
   const call_stream where = call_stream_of(policy);
-  scratch_lease lease(algorithm, ctx, where, state_bytes + chosen_bytes + 2 * buffer_bytes + 2 * sorted_bytes);
+  scratch_lease lease(algorithm, ctx, where, state_bytes + chosen_bytes + 2 * buffer_bytes + 2 * sorted_bytes + sample_bytes);
   auto* base = static_cast<unsigned char*>(lease.view().partials);
 
   select_params<It, ValueOut, IndexOut> p{};
@@ -79,6 +111,9 @@ void dispatch_top_k_select(const char* algorithm, const Policy& policy, const de
   p.buffer_capacity = capacity;
   p.sorted[0] = merge ? reinterpret_cast<select_key*>(base + state_bytes + chosen_bytes + 2 * buffer_bytes) : nullptr;
   p.sorted[1] = merge ? p.sorted[0] + (sorted_bytes / sizeof(select_key)) : nullptr;
+  p.samples = reinterpret_cast<select_key*>(base + state_bytes + chosen_bytes + 2 * buffer_bytes + 2 * sorted_bytes);
+  p.sample_count = sampling.count;
+  p.sample_rank = sampling.rank;
   p.arrivals = lease.view().counter;
   p.exits = static_cast<unsigned int*>(lease.view().slot);
 

@@ -43,6 +43,9 @@ inline constexpr int select_digit_bits = 11;
 inline constexpr int select_buckets = 1 << select_digit_bits;  // 2048: one u32 per thread-quad in shared memory
 inline constexpr int select_sort_chunk = 2048;                 // 32 KB of keys: one block's shared sort
 inline constexpr int select_items_per_thread = 4;              // loads in flight per thread in a pass
+// Two blocks (32 warps) per SM, so at most 64 registers: with one (107 registers
+// unbounded) too few loads are in flight to keep a pass at the memory's speed.
+inline constexpr int select_blocks_per_sm = 2;
 
 /// An item's composite key: larger is better.
 struct select_key {
@@ -60,6 +63,8 @@ struct select_state {
   unsigned long long buffered[2];             // entries written to buffer 0 / 1
   unsigned long long hist[3][select_buckets]; // per pass (three in rotation: see run_select_pass)
   unsigned long long bits[3][4];              // per pass: OR of key, ~key, inv, ~inv of the items counted
+  unsigned long long sample_bits[4];          // the same over the samples
+  unsigned long long sample_hist[2][select_buckets];
 };
 
 template <class It, class ValueOut, class IndexOut>
@@ -77,6 +82,9 @@ struct select_params {
   unsigned long long* buffer[2];  // buffer_capacity indices each
   std::int64_t buffer_capacity;
   select_key* sorted[2];          // k keys each (only when k > select_sort_chunk)
+  select_key* samples;            // sample_count keys (the threshold's estimate)
+  std::int64_t sample_count;      // 0: no threshold pass
+  unsigned long long sample_rank; // the threshold: about the sample_rank-th best sample
   unsigned int* arrivals;         // zero between calls
   unsigned int* exits;            // zero between calls
 };
@@ -133,7 +141,8 @@ __device__ TALLY_FORCEINLINE bool in_running(const P& p, const select_key& c, co
 /// Appends `value` to array[*counter...] for each lane that wants to: one atomic per warp.
 /// Every lane of the warp calls it.
 __device__ TALLY_FORCEINLINE void warp_append(unsigned long long* counter, unsigned long long* array, bool want,
-                                              unsigned long long value) {
+                                              unsigned long long value,
+                                              unsigned long long capacity = ~0ull) {
   const unsigned int mask = __ballot_sync(0xffffffffu, want);
   if (mask == 0) return;
   const int lane = static_cast<int>(threadIdx.x & 31);
@@ -141,7 +150,8 @@ __device__ TALLY_FORCEINLINE void warp_append(unsigned long long* counter, unsig
   unsigned long long base = 0;
   if (lane == leader) base = atomicAdd(counter, static_cast<unsigned long long>(__popc(mask)));
   base = __shfl_sync(0xffffffffu, base, leader);
-  if (want) array[base + __popc(mask & ((1u << lane) - 1u))] = value;
+  const unsigned long long at = base + __popc(mask & ((1u << lane) - 1u));
+  if (want && at < capacity) array[at] = value;  // counted beyond the capacity, never written there
 }
 
 /// What one pass does (the same in every block).
@@ -158,6 +168,9 @@ struct select_pass {
   int npos, nw;
   int slot;                // the histogram's slot (0..2)
   int buffer_out;          // -1: none; 0 / 1: write the items kept running there
+  bool threshold;          // (the kernel's flag: run threshold_pass with t, t_bits first)
+  select_key t;
+  int t_bits;
 };
 
 struct select_shared {
@@ -183,6 +196,7 @@ __device__ void run_select_pass(const P& p, const select_pass& s, select_shared&
   }
   __syncthreads();
   unsigned long long or_key = 0, or_not_key = 0, or_inv = 0, or_not_inv = 0;
+  unsigned int run_digit = 0xffffffffu, run_count = 0;
   const unsigned long long key_mask = p.key_bits == 64 ? ~0ull : (1ull << p.key_bits) - 1;
   const unsigned long long inv_mask = (1ull << p.index_bits) - 1;
   const std::int64_t total = s.source < 0 ? p.n : static_cast<std::int64_t>(s.source_count);
@@ -219,7 +233,18 @@ __device__ void run_select_pass(const P& p, const select_pass& s, select_shared&
       if (s.buffer_out >= 0)
         warp_append(&st.buffered[s.buffer_out], p.buffer[s.buffer_out], kept, static_cast<unsigned long long>(index[u]));
       if (kept && s.histogram) {
-        atomicAdd(&sh.hist[select_digit(p, key[u], s.npos, s.nw)], 1u);
+        // A thread counts a run of equal digits in registers and adds the run at once:
+        // skewed data (all equal, few distinct top bits) would otherwise make every lane
+        // of a warp hit one shared counter, which serialises them (and __match_any_sync,
+        // which would merge them, is slow enough to make the pass compute-bound).
+        const unsigned int digit = select_digit(p, key[u], s.npos, s.nw);
+        if (digit == run_digit) {
+          ++run_count;
+        } else {
+          if (run_count != 0) atomicAdd(&sh.hist[run_digit], run_count);
+          run_digit = digit;
+          run_count = 1;
+        }
         or_key |= key[u].key;
         or_not_key |= ~key[u].key & key_mask;
         or_inv |= key[u].inv;
@@ -228,6 +253,7 @@ __device__ void run_select_pass(const P& p, const select_pass& s, select_shared&
     }
   }
   if (!s.histogram) return;
+  if (run_count != 0) atomicAdd(&sh.hist[run_digit], run_count);
   for (int offset = 16; offset > 0; offset /= 2) {
     or_key |= __shfl_xor_sync(0xffffffffu, or_key, offset);
     or_not_key |= __shfl_xor_sync(0xffffffffu, or_not_key, offset);
@@ -244,6 +270,130 @@ __device__ void run_select_pass(const P& p, const select_pass& s, select_shared&
   for (int i = threadIdx.x; i < select_buckets; i += blockDim.x)
     if (sh.hist[i] != 0) atomicAdd(&st.hist[s.slot][i], static_cast<unsigned long long>(sh.hist[i]));
   if (threadIdx.x < 4 && sh.bits[threadIdx.x] != 0) atomicOr(&st.bits[s.slot][threadIdx.x], sh.bits[threadIdx.x]);
+}
+
+/// The threshold pass (select_kernel's one read of the input when the threshold holds):
+/// appends to buffer 1 the index of every item whose composite key's top t_bits are at
+/// least t's. Its own loop, not run_select_pass's: per item only the order key, one
+/// compare and a ballot (the general pass's 64-bit prefix and digit arithmetic made it
+/// compute-bound, at a fifth of the memory's speed).
+template <class P>
+__device__ void threshold_pass(const P& p, const select_key& t, int t_bits) {
+  using V = iter_value_t<decltype(p.first)>;
+  select_state& st = *p.state;
+  // As the general pass with slot 0 would: clear slot 1 for the pass after this one.
+  if (blockIdx.x == 0) {
+    for (int i = threadIdx.x; i < select_buckets; i += blockDim.x) st.hist[1][i] = 0;
+    if (threadIdx.x < 4) st.bits[1][threadIdx.x] = 0;
+  }
+  const unsigned long long key_mask = p.key_bits == 64 ? ~0ull : (1ull << p.key_bits) - 1;
+  // Candidates: key > t_key, or key == t_key and index <= last_index (t_bits reaching into
+  // the inverted index); with t_bits <= key_bits only the top t_bits of the key count.
+  const bool key_only = t_bits <= p.key_bits;
+  const int shift = key_only ? p.key_bits - t_bits : 0;
+  const unsigned long long t_key = t.key >> shift;
+  const std::int64_t last_index =
+      key_only ? -1
+               : static_cast<std::int64_t>(((1ull << p.index_bits) - 1) -
+                                           keep_top_bits(t.inv, p.index_bits, t_bits - p.key_bits));
+  const std::int64_t n = p.n;
+  const std::int64_t step = std::int64_t(gridDim.x) * blockDim.x * select_items_per_thread;
+  for (std::int64_t base = std::int64_t(blockIdx.x) * blockDim.x * select_items_per_thread; base < n; base += step) {
+    V value[select_items_per_thread];
+#pragma unroll
+    for (int u = 0; u < select_items_per_thread; ++u) {
+      const std::int64_t j = base + std::int64_t(u) * blockDim.x + threadIdx.x;
+      if (j < n) value[u] = p.first[j];
+    }
+#pragma unroll
+    for (int u = 0; u < select_items_per_thread; ++u) {
+      const std::int64_t j = base + std::int64_t(u) * blockDim.x + threadIdx.x;
+      bool candidate = false;
+      if (j < n) {
+        unsigned long long key = static_cast<unsigned long long>(to_order_key(value[u]));
+        if (!p.largest) key = ~key & key_mask;
+        key >>= shift;
+        candidate = key > t_key || (key == t_key && (key_only || j <= last_index));
+      }
+      warp_append(&st.buffered[1], p.buffer[1], candidate, static_cast<unsigned long long>(j),
+                  static_cast<unsigned long long>(p.buffer_capacity));
+    }
+  }
+}
+
+/// splitmix64's finaliser: the sample positions.
+__device__ TALLY_FORCEINLINE unsigned long long mix64(unsigned long long x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+/// Over the samples: with `draw`, draws them (a position from mix64(i) as sample i) and ORs
+/// their bits into st.sample_bits; else histograms the digit (pos, w) of the samples
+/// whose top `pos` bits are prefix's into `out`.
+template <class P>
+__device__ void sample_pass(const P& p, bool draw, const select_key& prefix, int pos, int w, unsigned long long* out,
+                            select_shared& sh) {
+  select_state& st = *p.state;
+  for (int i = threadIdx.x; i < select_buckets; i += blockDim.x) sh.hist[i] = 0;
+  __syncthreads();
+  const unsigned long long key_mask = p.key_bits == 64 ? ~0ull : (1ull << p.key_bits) - 1;
+  const unsigned long long inv_mask = (1ull << p.index_bits) - 1;
+  unsigned long long bits[4] = {0, 0, 0, 0};
+  const std::int64_t m = p.sample_count;
+  // Block-uniform bounds: whole warps iterate together (__match_any_sync).
+  for (std::int64_t base = std::int64_t(blockIdx.x) * blockDim.x; base < m; base += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t i = base + threadIdx.x;
+    const bool valid = i < m;
+    if (draw) {
+      if (valid) {
+        // A uniform position in [0, n): the high half of hash * n (no 64-bit division).
+        const auto at = static_cast<std::int64_t>(__umul64hi(mix64(static_cast<unsigned long long>(i)), static_cast<unsigned long long>(p.n)));
+        const select_key c = make_select_key(p, at);
+        p.samples[i] = c;
+        bits[0] |= c.key;
+        bits[1] |= ~c.key & key_mask;
+        bits[2] |= c.inv;
+        bits[3] |= ~c.inv & inv_mask;
+      }
+    } else {
+      select_key c{};
+      if (valid) c = p.samples[i];
+      const bool in = valid && in_running(p, c, prefix, pos);
+      const unsigned int digit = in ? select_digit(p, c, pos, w) : 0xffffffffu;
+      const unsigned int same = __match_any_sync(0xffffffffu, digit);
+      if (in && (threadIdx.x & 31) == unsigned(__ffs(same) - 1)) atomicAdd(&sh.hist[digit], unsigned(__popc(same)));
+    }
+  }
+  if (draw) {
+    for (int q = 0; q < 4; ++q) {
+      for (int offset = 16; offset > 0; offset /= 2) bits[q] |= __shfl_xor_sync(0xffffffffu, bits[q], offset);
+      if ((threadIdx.x & 31) == 0 && bits[q] != 0) atomicOr(&st.sample_bits[q], bits[q]);
+    }
+    return;
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < select_buckets; i += blockDim.x)
+    if (sh.hist[i] != 0) atomicAdd(&out[i], static_cast<unsigned long long>(sh.hist[i]));
+}
+
+/// How many top bits every key ORed into bits[] (OR of key, ~key, inv, ~inv) shares.
+template <class P>
+__device__ TALLY_FORCEINLINE int shared_top_bits(const P& p, const unsigned long long* bits) {
+  const unsigned long long key_diff = bits[0] & bits[1];
+  const unsigned long long inv_diff = bits[2] & bits[3];
+  if (key_diff != 0) return p.key_bits - (64 - __clzll(static_cast<long long>(key_diff)));
+  if (inv_diff != 0) return p.key_bits + p.index_bits - (64 - __clzll(static_cast<long long>(inv_diff)));
+  return p.key_bits + p.index_bits;
+}
+
+/// prefix with digit d at (pos, w).
+template <class P>
+__device__ TALLY_FORCEINLINE select_key with_digit(const P& p, select_key prefix, int pos, int w, unsigned int d) {
+  if (pos < p.key_bits) prefix.key |= static_cast<unsigned long long>(d) << (p.key_bits - pos - w);
+  else prefix.inv |= static_cast<unsigned long long>(d) << (p.index_bits - (pos - p.key_bits) - w);
+  return prefix;
 }
 
 /// The bucket that holds the r-th best of a histogram (counting from the top bucket):
@@ -329,7 +479,7 @@ __device__ TALLY_FORCEINLINE void write_result(const P& p, std::int64_t j, const
 }
 
 template <class It, class ValueOut, class IndexOut>
-__global__ __launch_bounds__(select_threads) void top_k_select_kernel(select_params<It, ValueOut, IndexOut> p) {
+__global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_select_kernel(select_params<It, ValueOut, IndexOut> p) {
   wait_for_prior_grids();
   // One shared block, used by the passes (histogram), the decisions (suffix sums) and
   // the sort (keys), never two at a time.
@@ -339,6 +489,14 @@ __global__ __launch_bounds__(select_threads) void top_k_select_kernel(select_par
     select_key keys[select_sort_chunk];
   } sh;
   __shared__ select_bucket bucket;
+  // A small input (one block: the grid is at most one per 2048 items): sort it all in
+  // shared memory.
+  if (p.n <= select_sort_chunk) {
+    for (int i = threadIdx.x; i < p.n; i += blockDim.x) sh.keys[i] = make_select_key(p, i);
+    block_sort_keys(sh.keys, static_cast<int>(p.n));
+    for (int i = threadIdx.x; i < p.k; i += blockDim.x) write_result(p, i, sh.keys[i]);
+    return;
+  }
   select_state& st = *p.state;
   unsigned int round = 0;
 
@@ -370,6 +528,51 @@ __global__ __launch_bounds__(select_threads) void top_k_select_kernel(select_par
   select_key prefix{0, 0};
   int pos = 0;
   int w = s.nw;
+
+  // The threshold: from random samples, a composite key that about sample_rank of them
+  // beat, so that a few thousand items of the input are expected to (the dispatch's
+  // sample_rank). The first pass then also writes every item at least that good to
+  // buffer 1: when there are at least k of them (and they fit), the select runs on them
+  // and the input is read once. Otherwise (a bad draw, or data the threshold cannot
+  // split) the select starts over on the input, as without it (one read more).
+  if (p.sample_count > 0) {
+    sample_pass(p, true, prefix, 0, 0, nullptr, sh.pass);
+    grid_barrier(p.arrivals, ++round);
+    const int common = shared_top_bits(p, st.sample_bits);
+    if (common < total_bits) {
+      const unsigned long long* bits = st.sample_bits;
+      select_key t{keep_top_bits(bits[0], p.key_bits, common), keep_top_bits(bits[2], p.index_bits, common - p.key_bits)};
+      int t_bits = common;
+      unsigned long long rank = p.sample_rank;
+      for (int level = 0; level < 2 && t_bits < total_bits; ++level) {
+        const int tw = select_width(p, t_bits);
+        sample_pass(p, false, t, t_bits, tw, st.sample_hist[level], sh.pass);
+        grid_barrier(p.arrivals, ++round);
+        const select_bucket f = find_bucket(st.sample_hist[level], rank, sh.sums, &bucket);
+        t = with_digit(p, t, t_bits, tw, f.b);
+        t_bits += tw;
+        rank -= f.above;
+      }
+      s.threshold = true;
+      s.t = t;
+      s.t_bits = t_bits;
+    }
+  }
+  if (s.threshold) {
+    // The threshold pass only collects: a histogram of every item would cost more than
+    // the read (shared-memory atomics) and is needed only when the threshold fails.
+    threshold_pass(p, s.t, s.t_bits);
+    grid_barrier(p.arrivals, ++round);
+    const unsigned long long candidates = st.buffered[1];
+    s.threshold = false;
+    s.histogram = true;
+    if (candidates >= needed && static_cast<std::int64_t>(candidates) <= p.buffer_capacity) {
+      // Select among them: histogram their first digit (slot 1), then as usual.
+      s.source = 1;
+      s.source_count = candidates;
+      s.slot = 1;
+    }
+  }
   run_select_pass(p, s, sh.pass);
   grid_barrier(p.arrivals, ++round);
   while (!done) {
@@ -388,11 +591,7 @@ __global__ __launch_bounds__(select_threads) void top_k_select_kernel(select_par
       // The digit does not split them: skip every bit they share (at least this digit;
       // not all of them: two distinct keys differ somewhere).
       const unsigned long long* bits = st.bits[s.slot];
-      const unsigned long long key_diff = bits[0] & bits[1];
-      const unsigned long long inv_diff = bits[2] & bits[3];
-      int shared_bits = total_bits;
-      if (key_diff != 0) shared_bits = p.key_bits - (64 - __clzll(static_cast<long long>(key_diff)));
-      else if (inv_diff != 0) shared_bits = total_bits - (64 - __clzll(static_cast<long long>(inv_diff)));
+      const int shared_bits = shared_top_bits(p, bits);
       prefix = select_key{keep_top_bits(bits[0], p.key_bits, shared_bits),
                           keep_top_bits(bits[2], p.index_bits, shared_bits - p.key_bits)};
       pos = shared_bits;
@@ -415,8 +614,7 @@ __global__ __launch_bounds__(select_threads) void top_k_select_kernel(select_par
         next.npos = pos + w;
         next.nw = select_width(p, next.npos);
         if (static_cast<std::int64_t>(found.in_b) <= p.buffer_capacity) next.buffer_out = s.source == 0 ? 1 : 0;
-        if (pos < p.key_bits) prefix.key |= static_cast<unsigned long long>(found.b) << (p.key_bits - pos - w);
-        else prefix.inv |= static_cast<unsigned long long>(found.b) << (p.index_bits - (pos - p.key_bits) - w);
+        prefix = with_digit(p, prefix, pos, w, found.b);
         pos = next.npos;
         w = next.nw;
       }
