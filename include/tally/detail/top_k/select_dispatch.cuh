@@ -37,21 +37,22 @@ inline std::int64_t select_buffer_capacity(std::int64_t n) {
 
 /// The threshold's samples: n / 256, at least 2^12 (or n), at most 2^20; none for inputs
 /// one block sorts, or when the expected candidates would not fit a quarter of the buffer. sample_rank: the expected number of items at least as
-/// good as the threshold is about sample_rank * n / m = 2k + 16 n / m, so that a draw
-/// with fewer than k is rare (its relative spread is 1 / sqrt(sample_rank)).
+/// good as the threshold is about sample_rank * n / m = 1.5 k + 16 n / m, so that a draw
+/// with fewer than k is rare (its relative spread is 1 / sqrt(sample_rank)), and for k up
+/// to about a thousand the candidates usually fit one block's sort (2048).
 struct select_sampling {
   std::int64_t count = 0;
   unsigned long long rank = 0;
 };
 inline select_sampling select_samples(std::int64_t n, std::int64_t k, std::int64_t buffer_capacity) {
   select_sampling s;
-  if (n <= select_sort_chunk) return s;  // one block sorts it all
+  if (select_sorts_all(n, k)) return s;  // one block sorts it all
   std::int64_t m = n / 256;
   if (m < 4096) m = n < 4096 ? n : 4096;
   if (m > (std::int64_t(1) << 20)) m = std::int64_t(1) << 20;
-  const double expected = 2.0 * double(k) + 16.0 * double(n) / double(m);
+  const double expected = 1.5 * double(k) + 16.0 * double(n) / double(m);
   if (4.0 * expected > double(buffer_capacity)) return s;
-  const auto rank = static_cast<unsigned long long>(2.0 * double(k) * double(m) / double(n)) + 16;
+  const auto rank = static_cast<unsigned long long>(1.5 * double(k) * double(m) / double(n)) + 16;
   if (rank > static_cast<unsigned long long>(m / 4)) return s;
   s.count = m;
   s.rank = rank;
@@ -127,7 +128,9 @@ void dispatch_top_k_select(const char* algorithm, const Policy& policy, const de
   config.blockDim = dim3(select_threads);
   config.stream = where.stream;
   config.attrs = &attribute;
-  config.numAttrs = 1;
+  // One block meets no other: no barrier to wait at, so no need of the cooperative
+  // launch (which costs the driver more than a plain one).
+  config.numAttrs = grid > 1 ? 1 : 0;
   check(cudaLaunchKernelEx(&config, kernel, p), algorithm, "kernel launch failed");
 }
 

@@ -47,6 +47,14 @@ inline constexpr int select_items_per_thread = 4;              // loads in fligh
 // unbounded) too few loads are in flight to keep a pass at the memory's speed.
 inline constexpr int select_blocks_per_sm = 2;
 
+/// Whether one block sorts the whole input (no select): up to 1024 items, or k most of
+/// at most 2048. On the H200 sorting 1024 packed keys in one block took 12 µs, selecting
+/// 8 of them through the sampled threshold 21 µs (its phases and barriers); 2048 items
+/// selected down to a few dozen take about what sorting them all does.
+TALLY_HOST_DEVICE constexpr bool select_sorts_all(std::int64_t n, std::int64_t k) {
+  return n <= 1024 || (n <= select_sort_chunk && 2 * k >= n);
+}
+
 /// An item's composite key: larger is better.
 struct select_key {
   unsigned long long key;
@@ -297,6 +305,63 @@ __device__ void threshold_pass(const P& p, const select_key& t, int t_bits) {
                : static_cast<std::int64_t>(((1ull << p.index_bits) - 1) -
                                            keep_top_bits(t.inv, p.index_bits, t_bits - p.key_bits));
   const std::int64_t n = p.n;
+  if constexpr (std::is_pointer_v<decltype(p.first)> && sizeof(V) == 4) {
+    // 16-byte loads of 4 items where the input is aligned for them (the usual case: the
+    // scalar loop below takes the rest); keys in 32 bits.
+    if (reinterpret_cast<std::uintptr_t>(p.first) % 16 == 0) {
+      constexpr int vectors = 2;  // per thread and round: 8 items
+      const auto* in = reinterpret_cast<const uint4*>(p.first);
+      const std::int64_t count = n / 4;
+      const unsigned int flip = p.largest ? 0u : 0xffffffffu;
+      const unsigned int t32 = static_cast<unsigned int>(t_key);
+      const std::int64_t vstep = std::int64_t(gridDim.x) * blockDim.x * vectors;
+      for (std::int64_t base = std::int64_t(blockIdx.x) * blockDim.x * vectors; base < count; base += vstep) {
+        uint4 v[vectors];
+#pragma unroll
+        for (int u = 0; u < vectors; ++u) {
+          const std::int64_t at = base + std::int64_t(u) * blockDim.x + threadIdx.x;
+          v[u] = at < count ? in[at] : make_uint4(0, 0, 0, 0);
+        }
+        bool candidate[vectors * 4];
+        bool any = false;
+#pragma unroll
+        for (int u = 0; u < vectors; ++u) {
+          const std::int64_t at = base + std::int64_t(u) * blockDim.x + threadIdx.x;
+          const unsigned int words[4] = {v[u].x, v[u].y, v[u].z, v[u].w};
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const unsigned int key = (static_cast<unsigned int>(to_order_key(bit_cast<V>(words[e]))) ^ flip) >> shift;
+            const std::int64_t j = at * 4 + e;
+            const bool c = at < count && (key > t32 || (key == t32 && (key_only || j <= last_index)));
+            candidate[u * 4 + e] = c;
+            any |= c;
+          }
+        }
+        if (__any_sync(0xffffffffu, any)) {
+#pragma unroll
+          for (int u = 0; u < vectors; ++u) {
+            const std::int64_t at = base + std::int64_t(u) * blockDim.x + threadIdx.x;
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+              warp_append(&st.buffered[1], p.buffer[1], candidate[u * 4 + e], static_cast<unsigned long long>(at * 4 + e),
+                          static_cast<unsigned long long>(p.buffer_capacity));
+          }
+        }
+      }
+      // The last n % 4 items: block 0's first warp.
+      if (blockIdx.x == 0 && threadIdx.x < 32) {
+        const std::int64_t j = count * 4 + threadIdx.x;
+        bool c = false;
+        if (j < n) {
+          const unsigned int key = (static_cast<unsigned int>(to_order_key(p.first[j])) ^ flip) >> shift;
+          c = key > t32 || (key == t32 && (key_only || j <= last_index));
+        }
+        warp_append(&st.buffered[1], p.buffer[1], c, static_cast<unsigned long long>(j),
+                    static_cast<unsigned long long>(p.buffer_capacity));
+      }
+      return;
+    }
+  }
   const std::int64_t step = std::int64_t(gridDim.x) * blockDim.x * select_items_per_thread;
   for (std::int64_t base = std::int64_t(blockIdx.x) * blockDim.x * select_items_per_thread; base < n; base += step) {
     V value[select_items_per_thread];
@@ -445,12 +510,17 @@ __device__ select_bucket find_bucket(const unsigned long long* hist, unsigned lo
   return *result;
 }
 
+TALLY_HOST_DEVICE TALLY_FORCEINLINE bool select_better(unsigned long long a, unsigned long long b) { return a > b; }
+TALLY_HOST_DEVICE TALLY_FORCEINLINE unsigned long long select_worst(unsigned long long) { return 0; }
+TALLY_HOST_DEVICE TALLY_FORCEINLINE select_key select_worst(const select_key&) { return select_key{0, 0}; }
+
 /// Sorts s[0..count) best first in shared memory (count <= select_sort_chunk), padding
-/// with the all-zero key, which no item has.
-__device__ void block_sort_keys(select_key* s, int count) {
+/// with the all-zero key, which no item has. Key: select_key, or the packed 64-bit form.
+template <class Key>
+__device__ void block_sort_keys(Key* s, int count) {
   int size = 1;
   while (size < count) size *= 2;
-  for (int i = count + static_cast<int>(threadIdx.x); i < size; i += blockDim.x) s[i] = select_key{0, 0};
+  for (int i = count + static_cast<int>(threadIdx.x); i < size; i += blockDim.x) s[i] = select_worst(Key{});
   __syncthreads();
   for (int span = 2; span <= size; span *= 2) {
     for (int stride = span / 2; stride > 0; stride /= 2) {
@@ -458,8 +528,8 @@ __device__ void block_sort_keys(select_key* s, int count) {
         const int lo = 2 * i - (i & (stride - 1));
         const int hi = lo + stride;
         const bool best_first = (lo & span) == 0;
-        const select_key a = s[lo], b = s[hi];
-        if (select_better(b, a) == best_first && (select_better(a, b) || select_better(b, a))) {
+        const Key a = s[lo], b = s[hi];
+        if (best_first ? select_better(b, a) : select_better(a, b)) {
           s[lo] = b;
           s[hi] = a;
         }
@@ -478,6 +548,30 @@ __device__ TALLY_FORCEINLINE void write_result(const P& p, std::int64_t j, const
   p.indices[j] = index;
 }
 
+/// One block: sorts the items at index_at(0 .. count) (count <= select_sort_chunk) best
+/// first and writes the first min(k, count). The keys are packed in 64 bits (the order
+/// key above the inverted index) where they fit, which halves the shared-memory traffic
+/// of the sort and makes a comparison one 64-bit compare.
+template <class P, class IndexAt>
+__device__ void sort_and_write(const P& p, select_key* keys, int count, IndexAt index_at) {
+  const int written = static_cast<int>(p.k < count ? p.k : count);
+  if (p.key_bits + p.index_bits <= 64) {
+    auto* packed = reinterpret_cast<unsigned long long*>(keys);
+    const unsigned long long inv_mask = (1ull << p.index_bits) - 1;
+    for (int i = threadIdx.x; i < count; i += blockDim.x) {
+      const select_key c = make_select_key(p, index_at(i));
+      packed[i] = (c.key << p.index_bits) | c.inv;
+    }
+    block_sort_keys(packed, count);
+    for (int i = threadIdx.x; i < written; i += blockDim.x)
+      write_result(p, i, select_key{packed[i] >> p.index_bits, packed[i] & inv_mask});
+  } else {
+    for (int i = threadIdx.x; i < count; i += blockDim.x) keys[i] = make_select_key(p, index_at(i));
+    block_sort_keys(keys, count);
+    for (int i = threadIdx.x; i < written; i += blockDim.x) write_result(p, i, keys[i]);
+  }
+}
+
 template <class It, class ValueOut, class IndexOut>
 __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_select_kernel(select_params<It, ValueOut, IndexOut> p) {
   wait_for_prior_grids();
@@ -489,12 +583,10 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
     select_key keys[select_sort_chunk];
   } sh;
   __shared__ select_bucket bucket;
-  // A small input (one block: the grid is at most one per 2048 items): sort it all in
-  // shared memory.
-  if (p.n <= select_sort_chunk) {
-    for (int i = threadIdx.x; i < p.n; i += blockDim.x) sh.keys[i] = make_select_key(p, i);
-    block_sort_keys(sh.keys, static_cast<int>(p.n));
-    for (int i = threadIdx.x; i < p.k; i += blockDim.x) write_result(p, i, sh.keys[i]);
+  // A small input, or k most of it (one block: the grid is at most one per 2048 items):
+  // sort it all in shared memory.
+  if (select_sorts_all(p.n, p.k)) {
+    sort_and_write(p, sh.keys, static_cast<int>(p.n), [](int i) { return std::int64_t(i); });
     return;
   }
   select_state& st = *p.state;
@@ -566,6 +658,16 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
     const unsigned long long candidates = st.buffered[1];
     s.threshold = false;
     s.histogram = true;
+    if (candidates >= needed && candidates <= static_cast<unsigned long long>(select_sort_chunk)) {
+      // Few enough for one block to sort them all: the k best are the first k.
+      if (blockIdx.x == 0) {
+        const unsigned long long* chosen = p.buffer[1];
+        sort_and_write(p, sh.keys, static_cast<int>(candidates),
+                       [chosen](int i) { return static_cast<std::int64_t>(chosen[i]); });
+      }
+      grid_barrier_reset(p.arrivals, p.exits);
+      return;
+    }
     if (candidates >= needed && static_cast<std::int64_t>(candidates) <= p.buffer_capacity) {
       // Select among them: histogram their first digit (slot 1), then as usual.
       s.source = 1;
@@ -633,9 +735,8 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
   const std::int64_t k = p.k;
   if (k <= select_sort_chunk) {
     if (blockIdx.x == 0) {
-      for (int i = threadIdx.x; i < k; i += blockDim.x) sh.keys[i] = make_select_key(p, static_cast<std::int64_t>(p.chosen[i]));
-      block_sort_keys(sh.keys, static_cast<int>(k));
-      for (int i = threadIdx.x; i < k; i += blockDim.x) write_result(p, i, sh.keys[i]);
+      const unsigned long long* chosen = p.chosen;
+      sort_and_write(p, sh.keys, static_cast<int>(k), [chosen](int i) { return static_cast<std::int64_t>(chosen[i]); });
     }
   } else {
     const std::int64_t chunks = (k + select_sort_chunk - 1) / select_sort_chunk;
