@@ -18,9 +18,10 @@
 /// @endcode
 /// The same semantics (best first, ties by the lower index, NaN greatest), on arithmetic
 /// values under tally::less<> / tally::greater<> (tally::host: any comparator). How: a
-/// radix select on (order key, inverted index) in one cooperative launch, then a sort of
-/// the k chosen (detail/top_k/select_kernel.cuh); the backend of the policy is not used
-/// yet: every backend runs this one engine.
+/// threshold from random samples lets the items that beat it into a buffer in one read,
+/// a radix select on (order key, inverted index) picks k of them, one block sorts those,
+/// all in one cooperative launch (detail/top_k/select_kernel.cuh); the backend of the
+/// policy is not used yet: every backend runs this one engine.
 ///
 /// Semantics (on every backend):
 /// - The result is what `max_element` would pick K times, each time from the items not

@@ -20,6 +20,13 @@
 // says how many more bits they share, and the next pass skips those bits: all-equal
 // inputs go straight to the index bits.
 //
+// Most inputs never need those passes over the input: random samples (select_samples in
+// the dispatch) give a threshold that about 1.5 k + 16 n / m items beat; one lean pass
+// (threshold_pass: 16-byte loads, one compare and a ballot per item) writes those to a
+// buffer, and the select runs on the buffer, or one block just sorts it when it holds at
+// most 2048. Only when fewer than k beat the threshold, or too many to keep, does the
+// select start over on the input (one read more).
+//
 // Then the k chosen items are sorted by composite key (best first): one block sorts up to
 // select_sort_chunk of them in shared memory (a bitonic network); more are sorted in
 // chunks and the sorted chunks merged in rounds, each item placed by a binary search for
