@@ -11,7 +11,8 @@
 // keys in the library's order, and for user comparators a plain host sort under the
 // comparator on a copy of the input (tally_support/reference.cuh, compare.hpp). It also checks
 // that nothing is written after the first min(K, n) entries. Then it times tally against
-// that CUB sort (what a CUB user calls for a top-K; CCCL 3.0 has no DeviceTopK).
+// that CUB sort (what a CUB user calls for a top-K; CCCL 3.0 has no DeviceTopK). The
+// run-time-k forms (top_k_into(..., k, ...), top_k(..., k)) the same way, for several k.
 
 #include "check.hpp"
 #include "device_checks.cuh"
@@ -61,12 +62,63 @@ inline constexpr bool largest_first_v = !std::is_same_v<Compare, tally::greater<
 /// host sort under the comparator (user comparators whose order CUB's sort does not know).
 enum class reference { cub, cub_library_order, host };
 
-/// The first min(K, n) entries of top_k_into<K> (Sync: of top_k<K>, which returns them on
-/// the host) of n items of T (pattern `data`) under comp, on every requested backend,
-/// against the reference, then times of tally and of CUB's sort.
-template <int K, bool Sync, class T, class Compare>
-std::vector<check_row> check_top_k(const check_row& label, ts::pattern data, reference ref, Compare comp,
+/// What a synchronous call returned: `slots` entries, the first `count` meaningful.
+template <class T>
+struct top_k_output {
+  std::vector<T> values;
+  std::vector<std::int64_t> indices;
+  std::size_t count = 0;
+};
+
+/// The compile-time forms: top_k_into<K> (Sync: top_k<K>, which returns a top_k_result
+/// whose entries after `count` are value-initialised).
+template <int K, bool Sync>
+struct fixed_k {
+  static constexpr bool sync = Sync;
+  std::size_t slots() const { return K; }
+  std::string name() const { return std::string(Sync ? "top_k<" : "top_k_into<") + std::to_string(K) + ">"; }
+  template <class Policy, class T, class Compare>
+  top_k_output<T> get(const Policy& policy, const T* first, std::uint64_t n, Compare comp) const {
+    const tally::top_k_result<T, K> r = tally::top_k<K>(policy, first, first + n, comp);
+    return {{r.values.begin(), r.values.end()}, {r.indices.begin(), r.indices.end()}, std::size_t(r.count)};
+  }
+  template <class Policy, class T, class Compare>
+  void into(const Policy& policy, const T* first, std::uint64_t n, T* values, std::int64_t* indices, Compare comp) const {
+    tally::top_k_into<K>(policy, first, first + n, values, indices, comp);
+  }
+};
+
+/// The run-time forms: top_k_into(..., k, ...) (Sync: top_k(..., k), whose vectors hold
+/// exactly min(k, n) entries).
+template <bool Sync>
+struct any_k {
+  static constexpr bool sync = Sync;
+  std::int64_t k;
+  std::size_t slots() const { return std::size_t(k); }
+  std::string name() const { return std::string(Sync ? "top_k(k = " : "top_k_into(k = ") + std::to_string(k) + ")"; }
+  template <class Policy, class T, class Compare>
+  top_k_output<T> get(const Policy& policy, const T* first, std::uint64_t n, Compare comp) const {
+    tally::top_k_values<T> r = tally::top_k(policy, first, first + n, k, comp);
+    top_k_output<T> out{std::move(r.values), std::move(r.indices), 0};
+    out.count = out.indices.size();
+    out.values.resize(slots());
+    out.indices.resize(slots(), 0);  // nothing beyond the count, as the fixed form's zeros
+    return out;
+  }
+  template <class Policy, class T, class Compare>
+  void into(const Policy& policy, const T* first, std::uint64_t n, T* values, std::int64_t* indices, Compare comp) const {
+    tally::top_k_into(policy, first, first + n, k, values, indices, comp);
+  }
+};
+
+/// The first min(k, n) entries of one form of top_k (fixed_k or any_k) of n items of T
+/// (pattern `data`) under comp, on every requested backend, against the reference, then
+/// times of tally and of CUB's sort.
+template <class Form, class T, class Compare>
+std::vector<check_row> check_top_k(const check_row& label, ts::pattern data, reference ref, Compare comp, Form form,
                                    std::uint64_t n, const verify_options& o) {
+  constexpr bool Sync = Form::sync;
+  const std::size_t K = form.slots();
   device_input<T> input(n, data, o);
   const T* in0 = input.copies.copy(0);
   const std::size_t count = std::min<std::uint64_t>(K, n);
@@ -116,9 +168,9 @@ std::vector<check_row> check_top_k(const check_row& label, ts::pattern data, ref
         auto call = [&](int k) {
           const T* first = input.copies.copy(k);
           if constexpr (Sync)
-            return tally::top_k<K>(policy, first, first + n, comp);
+            return form.get(policy, first, n, comp);
           else
-            tally::top_k_into<K>(policy, first, first + n, values.data(), indices.data(), comp);
+            form.into(policy, first, n, values.data(), indices.data(), comp);
         };
 
         // What tally gives on copy 0: K entries, the first `got_count` of them meaningful.
@@ -126,10 +178,10 @@ std::vector<check_row> check_top_k(const check_row& label, ts::pattern data, ref
         std::vector<std::int64_t> got_indices(K);
         std::size_t got_count = count;
         if constexpr (Sync) {
-          const tally::top_k_result<T, K> r = call(0);
-          std::copy(r.values.begin(), r.values.end(), got_values.begin());
-          std::copy(r.indices.begin(), r.indices.end(), got_indices.begin());
-          got_count = std::size_t(r.count);
+          top_k_output<T> r = call(0);
+          got_values = std::move(r.values);
+          got_indices = std::move(r.indices);
+          got_count = r.count;
         } else {
           values.memset(0xff);  // a backend that writes nothing cannot pass by accident
           indices.memset(0xff);
@@ -174,15 +226,25 @@ std::vector<check_row> check_top_k(const check_row& label, ts::pattern data, ref
 
 /// One entry: top_k_into<K> (Sync: top_k<K>) of T on `data` under Compare, shown as
 /// "top_k_into<K>" plus `what` (e.g. " greater").
-template <int K, class T, class Compare = tally::less<>, bool Sync = false>
-check_entry top_k_entry(const char* type_key, ts::pattern data, reference ref = reference::cub, const char* what = "") {
+template <class T, class Compare, class Form>
+check_entry top_k_form_entry(Form form, const char* type_key, ts::pattern data, reference ref, const char* what) {
   check_row label;
-  label.algorithm = std::string(Sync ? "top_k<" : "top_k_into<") + std::to_string(K) + ">" + what;
+  label.algorithm = form.name() + what;
   label.type = type_key;
   label.data = ts::pattern_name(data);
   return {label.algorithm, type_key, label.data, [=](std::uint64_t n, const verify_options& o) {
-            return check_top_k<K, Sync, T>(label, data, ref, Compare{}, n, o);
+            return check_top_k<Form, T>(label, data, ref, Compare{}, form, n, o);
           }};
+}
+template <int K, class T, class Compare = tally::less<>, bool Sync = false>
+check_entry top_k_entry(const char* type_key, ts::pattern data, reference ref = reference::cub, const char* what = "") {
+  return top_k_form_entry<T, Compare>(fixed_k<K, Sync>{}, type_key, data, ref, what);
+}
+/// One entry of the run-time-k form: "top_k_into(k = k)" (Sync: "top_k(k = k)") plus `what`.
+template <class T, class Compare = tally::less<>, bool Sync = false>
+check_entry top_k_any_entry(std::int64_t k, const char* type_key, ts::pattern data, reference ref = reference::cub,
+                            const char* what = "") {
+  return top_k_form_entry<T, Compare>(any_k<Sync>{k}, type_key, data, ref, what);
 }
 
 }  // namespace
@@ -230,6 +292,18 @@ std::vector<check_entry> top_k_checks() {
   v.push_back(top_k_entry<3, __half>("half", pattern::random));
   v.push_back(top_k_entry<3, __half>("half", pattern::with_nan, by_order));
   v.push_back(top_k_entry<3, __half, tally::less<>, sync>("half", pattern::random));
+
+  // k at run time (one kernel per value type for every k and both comparators): small
+  // and large k, ties, NaN, the smallest first, the synchronous form, 8- and 2-byte types.
+  v.push_back(top_k_any_entry<float>(8, "float", pattern::random));
+  v.push_back(top_k_any_entry<float>(1024, "float", pattern::random));
+  v.push_back(top_k_any_entry<float>(100, "float", pattern::constant));
+  v.push_back(top_k_any_entry<float>(50, "float", pattern::with_nan, by_order));
+  v.push_back(top_k_any_entry<float, greater>(33, "float", pattern::random, by_cub, " greater"));
+  v.push_back(top_k_any_entry<float, tally::less<>, sync>(64, "float", pattern::random));
+  v.push_back(top_k_any_entry<int>(1000, "int32", pattern::random));
+  v.push_back(top_k_any_entry<double>(40, "double", pattern::random));
+  v.push_back(top_k_any_entry<__half>(5, "half", pattern::random));
   return v;
 }
 

@@ -478,7 +478,7 @@ struct select_bucket {
   unsigned long long total;
 };
 
-__device__ select_bucket find_bucket(const unsigned long long* hist, unsigned long long r, unsigned long long* sums,
+inline __device__ select_bucket find_bucket(const unsigned long long* hist, unsigned long long r, unsigned long long* sums,
                                      select_bucket* result) {
   // Thread t owns buckets [4t, 4t + 4); the suffix sums run from the top bucket down.
   constexpr int per_thread = select_buckets / select_threads;
