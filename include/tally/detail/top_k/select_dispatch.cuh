@@ -9,6 +9,8 @@
 #include <tally/detail/runtime/scratch.cuh>
 #include <tally/detail/top_k/select_kernel.cuh>
 
+#include <cuda/std/bit>
+
 #include <atomic>
 
 TALLY_NAMESPACE_BEGIN
@@ -18,13 +20,6 @@ namespace detail {
 template <class V, class Compare>
 inline constexpr bool top_k_selects_v =
     is_arithmetic_v<V> && (is_default_less_v<Compare, V> || is_default_greater_v<Compare, V>);
-
-/// The bit width of n: the smallest b with 2^b > n.
-inline int bit_width_above(std::int64_t n) {
-  int b = 0;
-  while (b < 63 && (std::int64_t(1) << b) <= n) ++b;
-  return b;
-}
 
 /// Items kept in a buffer between passes once few enough are still running: an eighth
 /// of the input, at least 2^16 and at most 2^22 (32 MB of indices each of two buffers).
@@ -101,7 +96,8 @@ void dispatch_top_k_select(const char* algorithm, const Policy& policy, const de
   p.n = n;
   p.k = k;
   p.key_bits = int(8 * sizeof(V));
-  p.index_bits = bit_width_above(n);
+  // The bit width of n (2^index_bits > n; n < 2^63, so at most 63).
+  p.index_bits = cuda::std::bit_width(static_cast<std::uint64_t>(n));
   p.largest = is_default_less_v<Compare, V>;
   p.values = values;
   p.indices = indices;
