@@ -1,6 +1,6 @@
-// bench_pieces: reduce_into and max_element_into over tally::rows / tally::segments (one
-// launch for every piece) against CUB's DeviceSegmentedReduce::Sum / ArgMax and the
-// stream_read floor, side by side in one run, by the anchors' method
+// bench_pieces: reduce_into, max_element_into and top_k_into (run-time k) over
+// tally::rows / tally::segments (one launch for every piece) against CUB's
+// DeviceSegmentedReduce::Sum / ArgMax and the stream_read floor, side by side in one run, by the anchors' method
 // (shared/anchors/README.md, "Rows"): back-to-back calls between CUDA events, inputs
 // rotating over copies that fill 512 MiB, the figure is the median over 7 loops of the
 // mean µs per call. float32 uniform in [0, 1).
@@ -17,10 +17,13 @@
 // CSR. Every row's result is checked against CUB's on the same input first (sums to
 // 1e-4 relative; argmax: the item at tally's index equals CUB's maximum and the index is
 // not after CUB's; an empty segment gives index 0, where CUB writes {1, lowest}); a wrong
-// result is reported as WRONG, never timed.
+// result is reported as WRONG, never timed. top_k (k = 32, 50, 256; the shapes up to
+// 1024 x 65536, 2^20 x 16 and the CSR) has no CUB row (CCCL 3.5's DeviceBatchedTopK takes
+// segments of a small compile-time maximum size) and is checked against tally::host on
+// the same items, every entry; torch.topk: scripts/bench_pieces_torch.py.
 //
 // Flags (removed before Google Benchmark sees argv; its own --benchmark_* flags work):
-//   --cases=LIST   subset of float_sum,float_argmax
+//   --cases=LIST   subset of float_sum,float_argmax,float_top_k32,float_top_k50,float_top_k256
 //   --md=FILE      where the Markdown tables go (default bench_pieces.md)
 //   --json=FILE    every row as JSON Lines (n is the shape's index; see the md tables)
 //   --device=N     run on CUDA device N
@@ -71,8 +74,23 @@ const shape shapes[] = {
 };
 constexpr int shape_count = int(sizeof(shapes) / sizeof(shapes[0]));
 
-enum class op { sum, argmax };
-const char* op_case(op o) { return o == op::sum ? "float_sum" : "float_argmax"; }
+enum class op { sum, argmax, top_k32, top_k50, top_k256 };
+const op all_ops[] = {op::sum, op::argmax, op::top_k32, op::top_k50, op::top_k256};
+const char* op_case(op o) {
+  switch (o) {
+    case op::sum: return "float_sum";
+    case op::argmax: return "float_argmax";
+    case op::top_k32: return "float_top_k32";
+    case op::top_k50: return "float_top_k50";
+    case op::top_k256: return "float_top_k256";
+  }
+  return "?";
+}
+std::int64_t top_k_of(op o) { return o == op::top_k32 ? 32 : o == op::top_k50 ? 50 : o == op::top_k256 ? 256 : 0; }
+/// top_k runs on the shapes of at most 2^26 items (one block per piece: not the long rows).
+bool measured(op o, const shape& s) {
+  return top_k_of(o) == 0 || (s.long_one == 0 && s.rows * s.length <= (std::int64_t(1) << 26));
+}
 
 // --- the implementations (table rows, in this order) --------------------------------------
 
@@ -149,6 +167,8 @@ struct pieces_input {
   ts::device_buffer<cub::KeyValuePair<int, float>> pairs;
   ts::device_buffer<std::int64_t> index;
   ts::device_buffer<float> values;
+  ts::device_buffer<float> top_values;          // rows x 256
+  ts::device_buffer<std::int64_t> top_indices;  // rows x 256
   std::vector<float> cub_sums;
   std::vector<cub::KeyValuePair<int, float>> cub_pairs;
 
@@ -156,7 +176,8 @@ struct pieces_input {
       : sh(s), stream(st), host_offsets(make_offsets(s)), items(total_items(s, host_offsets)),
         offsets(host_offsets.empty() ? 1 : host_offsets.size()), begins(std::size_t(s.rows)),
         in(std::size_t(items), ts::rotating_copies(std::size_t(items) * sizeof(float))), sums(std::size_t(s.rows)),
-        pairs(std::size_t(s.rows)), index(std::size_t(s.rows)), values(std::size_t(s.rows)) {
+        pairs(std::size_t(s.rows)), index(std::size_t(s.rows)), values(std::size_t(s.rows)),
+        top_values(std::size_t(s.rows) * 256), top_indices(std::size_t(s.rows) * 256) {
     std::vector<std::int64_t> b(std::size_t(s.rows));
     for (std::int64_t r = 0; r < s.rows; ++r) b[r] = s.csr ? host_offsets[r] : r * s.length;
     TALLY_SUPPORT_CHECK(cudaMemcpy(begins.data(), b.data(), sizeof(std::int64_t) * b.size(), cudaMemcpyHostToDevice));
@@ -231,19 +252,41 @@ struct pieces_input {
   template <class Policy>
   void tally_call(op o, const Policy& policy, int k) {
     const float* first = in.copy(k);
-    if (sh.csr) {
-      const auto pieces = tally::segments(offsets.data(), sh.rows);
+    const auto run = [&](const auto& pieces) {
       if (o == op::sum) tally::reduce_into(policy, first, pieces, sums.data(), 0.0f);
-      else tally::max_element_into(policy, first, pieces, index.data());
-    } else {
-      const auto pieces = tally::rows(sh.rows, sh.length);
-      if (o == op::sum) tally::reduce_into(policy, first, pieces, sums.data(), 0.0f);
-      else tally::max_element_into(policy, first, pieces, index.data());
-    }
+      else if (o == op::argmax) tally::max_element_into(policy, first, pieces, index.data());
+      else tally::top_k_into(policy, first, pieces, top_k_of(o), top_values.data(), top_indices.data());
+    };
+    if (sh.csr) run(tally::segments(offsets.data(), sh.rows));
+    else run(tally::rows(sh.rows, sh.length));
+  }
+
+  /// top_k: "" when every entry on copy 0 is tally::host's on the same items.
+  std::string check_top_k(op o) {
+    const std::int64_t k = top_k_of(o);
+    const std::size_t out = std::size_t(sh.rows * k);
+    std::vector<float> host(static_cast<std::size_t>(items)), got_v(out), want_v(out);
+    std::vector<std::int64_t> got_i(out), want_i(out);
+    TALLY_SUPPORT_CHECK(cudaMemcpy(host.data(), in.copy(0), sizeof(float) * host.size(), cudaMemcpyDeviceToHost));
+    TALLY_SUPPORT_CHECK(cudaMemcpy(got_v.data(), top_values.data(), sizeof(float) * out, cudaMemcpyDeviceToHost));
+    TALLY_SUPPORT_CHECK(cudaMemcpy(got_i.data(), top_indices.data(), sizeof(std::int64_t) * out, cudaMemcpyDeviceToHost));
+    if (sh.csr)
+      tally::top_k_into(tally::host, host.data(), tally::segments(host_offsets.data(), sh.rows), k, want_v.data(),
+                        want_i.data());
+    else
+      tally::top_k_into(tally::host, host.data(), tally::rows(sh.rows, sh.length), k, want_v.data(), want_i.data());
+    for (std::size_t j = 0; j < out; ++j)
+      if (got_i[j] != want_i[j] || (want_i[j] >= 0 && got_v[j] != want_v[j])) {
+        std::ostringstream why;
+        why << "piece " << j / k << " entry " << j % k << ": index " << got_i[j] << ", want " << want_i[j];
+        return why.str();
+      }
+    return "";
   }
 
   /// "" when tally's result on copy 0 (just computed) matches CUB's, else the first difference.
   std::string check(op o) {
+    if (top_k_of(o) > 0) return check_top_k(o);
     std::ostringstream why;
     if (o == op::sum) {
       std::vector<float> got(std::size_t(sh.rows));
@@ -312,6 +355,7 @@ void run_benchmark(benchmark::State& state, op o, impl which, int shape_index) {
         if (which == impl::floor || which == impl::cub) return std::string();  // the reference itself
         TALLY_SUPPORT_CHECK(cudaMemsetAsync(s.sums.data(), 0xff, sizeof(float) * sh.rows, g.stream));
         TALLY_SUPPORT_CHECK(cudaMemsetAsync(s.index.data(), 0, sizeof(std::int64_t) * sh.rows, g.stream));
+        TALLY_SUPPORT_CHECK(cudaMemsetAsync(s.top_indices.data(), 0x55, sizeof(std::int64_t) * sh.rows * 256, g.stream));
         with_tally_policy(which, g.stream, [&](auto policy) { s.tally_call(o, policy, 0); });
         TALLY_SUPPORT_CHECK(cudaStreamSynchronize(g.stream));
         return s.check(o);
@@ -333,9 +377,11 @@ void run_benchmark(benchmark::State& state, op o, impl which, int shape_index) {
 }
 
 const ts::bench_program program{"bench_pieces",
-                                "tally reduce_into / max_element_into over rows and segments vs CUB's "
-                                "DeviceSegmentedReduce and the stream_read floor\n",
-                                "bench_pieces.md", {"float_sum", "float_argmax"}, "float_sum/tally_automatic"};
+                                "tally reduce_into / max_element_into / top_k_into over rows and segments vs "
+                                "CUB's DeviceSegmentedReduce and the stream_read floor\n",
+                                "bench_pieces.md",
+                                {"float_sum", "float_argmax", "float_top_k32", "float_top_k50", "float_top_k256"},
+                                "float_sum/tally_automatic"};
 
 }  // namespace
 
@@ -352,14 +398,19 @@ int main(int argc, char** argv) {
               // CSR: the mean (the generator's expectation), and the long segment
               return double(s.rows) * double(s.length) + double(s.long_one);
             });
-        for (op o : {op::sum, op::argmax}) {
+        for (op o : all_ops) {
           if (!flags.wants(op_case(o))) continue;
+          const std::string k = std::to_string(top_k_of(o));
           g.report->add_case(op_case(o),
-                             o == op::sum ? "reduce_into over pieces, float32 sum (cub row: Sum)"
-                                          : "max_element_into over pieces, float32 (cub row: ArgMax)",
+                             o == op::sum      ? "reduce_into over pieces, float32 sum (cub row: Sum)"
+                             : o == op::argmax ? "max_element_into over pieces, float32 (cub row: ArgMax)"
+                                               : "top_k_into over pieces, float32, k = " + k + " (no cub row)",
                              sizeof(float));
           for (int i = 0; i < shape_count; ++i)
             for (impl which : all_impls) {
+              if (!measured(o, shapes[i])) continue;
+              // top_k: one engine on every backend; the floor and automatic rows only.
+              if (top_k_of(o) > 0 && which != impl::floor && which != impl::tally_automatic) continue;
               const std::string name = std::string(op_case(o)) + "/" + impl_key(which) + "/" + shapes[i].label;
               ts::register_measurement(name, [o, which, i](benchmark::State& st) { run_benchmark(st, o, which, i); });
             }

@@ -69,6 +69,7 @@ enum class impl {
   top8_warp_shuffle,
   cub_top8,
   top32,
+  top32_shared_memory,  // the list kernel (what automatic ran for K = 32 before the engine)
   any8,  // top_k_into with a run-time k
   any32,
   any256,
@@ -92,6 +93,7 @@ const impl all_impls[] = {impl::floor,
                           impl::top8_warp_shuffle,
                           impl::cub_top8,
                           impl::top32,
+                          impl::top32_shared_memory,
                           impl::any8,
                           impl::cub_topk8,
                           impl::any32,
@@ -136,6 +138,7 @@ std::string impl_row(impl which) {
     case impl::top8_warp_shuffle: return "tally top_k_into<8> warp_shuffle";
     case impl::cub_top8: return "cub top-8 reduce (values + indices)";
     case impl::top32: return "tally top_k_into<32>";
+    case impl::top32_shared_memory: return "tally top_k_into<32> shared_memory (list kernel)";
     case impl::any8: return "tally top_k_into(k = 8)";
     case impl::any32: return "tally top_k_into(k = 32)";
     case impl::any256: return "tally top_k_into(k = 256)";
@@ -163,6 +166,7 @@ const char* impl_key(impl which) {  // Google Benchmark names: no spaces
     case impl::top8_warp_shuffle: return "tally_top_k_8_warp_shuffle";
     case impl::cub_top8: return "cub_top_8";
     case impl::top32: return "tally_top_k_32";
+    case impl::top32_shared_memory: return "tally_top_k_32_shared_memory";
     case impl::any8: return "tally_top_k_any_8";
     case impl::any32: return "tally_top_k_any_32";
     case impl::any256: return "tally_top_k_any_256";
@@ -190,6 +194,7 @@ void with_top_k_row(impl which, cudaStream_t s, F&& f) {
     case impl::top8_shared_memory: f(k_constant<8>{}, on_s.with(tally::backend::shared_memory)); break;
     case impl::top8_warp_shuffle: f(k_constant<8>{}, on_s.with(tally::backend::warp_shuffle)); break;
     case impl::top32: f(k_constant<32>{}, on_s.with(tally::backend::automatic)); break;
+    case impl::top32_shared_memory: f(k_constant<32>{}, on_s.with(tally::backend::shared_memory)); break;
     default: throw std::logic_error("with_top_k_row: not a tally top_k row");
   }
 }

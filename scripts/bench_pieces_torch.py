@@ -4,7 +4,8 @@ method: float32 uniform in [0, 1), inputs rotating over copies that fill 512 MiB
 back-to-back calls between CUDA events, the median over 7 loops of the mean µs per call
 (Python's per-call overhead included, as the anchors measure torch).
 
-Rows: torch.sum(x, dim=-1) and torch.argmax(x, dim=-1) on a (rows, length) tensor.
+Rows: torch.sum(x, dim=-1), torch.argmax(x, dim=-1) and torch.topk(x, k, dim=-1) (k = 32, 50,
+256; shapes of at most 2^26 items) on a (rows, length) tensor.
 CSR (2^16 segments of random lengths, mean 512; and with one of them 2^24 items long):
 torch.segment_reduce(x, "sum", lengths=...) and, for argmax, no single torch call
 exists: not measured ("-").
@@ -29,6 +30,7 @@ SHAPES = [
 ]
 LONG_ONE = {"CSR 2^16 + one 2^24": 1 << 24}  # the middle segment's length instead
 BUDGET = 512 << 20
+TOP_KS = (32, 50, 256)
 
 
 def time_calls(torch, call, copies, loops=7, min_calls=20, min_ms=2.0):
@@ -72,6 +74,7 @@ def main():
         return 2
     gen = torch.Generator(device="cuda").manual_seed(2026)
     sums, argmaxes = [], []
+    topks = {k: [] for k in TOP_KS}
     for label, rows, length, csr in SHAPES:
         if csr:
             lengths = torch.randint(0, 2 * length + 1, (rows,), device="cuda", generator=gen)
@@ -93,11 +96,21 @@ def main():
             assert torch.allclose(got, want, rtol=1e-3, atol=1e-3), label
             sums.append(time_calls(torch, lambda k: torch.segment_reduce(xs[k % copies], "sum", lengths=lengths), copies))
             argmaxes.append(None)
+            for k in TOP_KS:
+                topks[k].append(None)
         else:
             views = [x.view(rows, length) for x in xs]
             assert float(views[0].sum()) > 0, label
             sums.append(time_calls(torch, lambda k: torch.sum(views[k % copies], dim=-1), copies))
             argmaxes.append(time_calls(torch, lambda k: torch.argmax(views[k % copies], dim=-1), copies))
+            for top in TOP_KS:  # bench_pieces' top_k shapes: at most 2^26 items
+                if n > 1 << 26 or top > length:
+                    topks[top].append(None)
+                    continue
+                got = torch.topk(views[0], top, dim=-1, largest=True, sorted=True)
+                assert float(got.values[0, 0]) == float(views[0][0].max()), label
+                topks[top].append(time_calls(
+                    torch, lambda k: torch.topk(views[k % copies], top, dim=-1, largest=True, sorted=True), copies))
             del views
         del xs
         torch.cuda.empty_cache()
@@ -112,6 +125,8 @@ def main():
         rule,
         "| torch.sum(dim=-1) (CSR: segment_reduce) | " + " | ".join(fmt(v) for v in sums) + " |",
         "| torch.argmax(dim=-1) | " + " | ".join(fmt(v) for v in argmaxes) + " |",
+    ] + [
+        f"| torch.topk(k={k}, dim=-1, sorted) | " + " | ".join(fmt(v) for v in topks[k]) + " |" for k in TOP_KS
     ]
     text = "\n".join(lines) + "\n"
     print(text)

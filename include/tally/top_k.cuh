@@ -15,6 +15,8 @@
 /// top_k_values<T> top_k(policy, first, last, std::int64_t k, Compare comp = tally::less<>{});  // waits
 /// void top_k_into(policy, first, last, std::int64_t k, ValueOut values, IndexOut indices,
 ///                 Compare comp = tally::less<>{});                                           // async
+/// void top_k_into(policy, first, pieces, std::int64_t k, ValueOut values, IndexOut indices,
+///                 Compare comp = tally::less<>{});          // over tally::rows / tally::segments
 /// @endcode
 /// The same semantics (best first, ties by the lower index, NaN greatest), on arithmetic
 /// values under tally::less<> / tally::greater<> (tally::host: any comparator). How: a
@@ -58,6 +60,7 @@
 /// the pair).
 
 #include <tally/functional.cuh>
+#include <tally/pieces.cuh>
 #include <tally/policy.cuh>
 
 #include <array>
@@ -109,6 +112,19 @@ template <class Policy, class It, class ValueOut, class IndexOut, class Compare 
 void top_k_into(const Policy& policy, It first, It last, std::int64_t k, ValueOut values, IndexOut indices,
                 Compare comp = {});
 
+/// Over pieces (`tally::rows`, `tally::segments`, <tally/pieces.cuh>) in place of `last`:
+/// the k best of every piece s at values[s * k + j] and indices[s * k + j] (the index
+/// within the piece), best first, j < k; past a piece's length the index is -1 and the
+/// value is not written. One launch for all pieces; 1 <= k <= 2048 on the device
+/// (tally::max_top_k_pieces; any k on tally::host). Returns at once (stream order).
+template <class Policy, class It, class Pieces, class ValueOut, class IndexOut, class Compare = less<>,
+          std::enable_if_t<is_execution_policy_v<Policy> && is_pieces_v<Pieces>, int> = 0>
+void top_k_into(const Policy& policy, It first, const Pieces& pieces, std::int64_t k, ValueOut values,
+                IndexOut indices, Compare comp = {});
+
+/// The largest k of top_k_into over pieces on the device.
+inline constexpr std::int64_t max_top_k_pieces = 2048;
+
 // The same without a policy: tally::par.
 
 template <int K, class It, class Compare = less<>, std::enable_if_t<!is_execution_policy_v<It>, int> = 0>
@@ -119,6 +135,21 @@ template <int K, class It, class ValueOut, class IndexOut, class Compare = less<
           std::enable_if_t<!is_execution_policy_v<It>, int> = 0>
 void top_k_into(It first, It last, ValueOut values, IndexOut indices, Compare comp = {}) {
   tally::top_k_into<K>(par, first, last, values, indices, comp);
+}
+
+template <class It, class Compare = less<>, std::enable_if_t<!is_execution_policy_v<It>, int> = 0>
+top_k_values<detail::iter_value_t<It>> top_k(It first, It last, std::int64_t k, Compare comp = {}) {
+  return tally::top_k(par, first, last, k, comp);
+}
+template <class It, class ValueOut, class IndexOut, class Compare = less<>,
+          std::enable_if_t<!is_execution_policy_v<It> && !is_pieces_v<It>, int> = 0>
+void top_k_into(It first, It last, std::int64_t k, ValueOut values, IndexOut indices, Compare comp = {}) {
+  tally::top_k_into(par, first, last, k, values, indices, comp);
+}
+template <class It, class Pieces, class ValueOut, class IndexOut, class Compare = less<>,
+          std::enable_if_t<!is_execution_policy_v<It> && is_pieces_v<Pieces>, int> = 0>
+void top_k_into(It first, const Pieces& pieces, std::int64_t k, ValueOut values, IndexOut indices, Compare comp = {}) {
+  tally::top_k_into(par, first, pieces, k, values, indices, comp);
 }
 
 TALLY_NAMESPACE_END

@@ -66,5 +66,26 @@ void top_k(It first, It last, std::int64_t k, std::vector<V>& values, std::vecto
   }
 }
 
+/// Over pieces: the flat reference once per piece, in piece order; piece s's k entries
+/// at values[s * k + j], indices[s * k + j] (within the piece), index -1 past its length.
+template <class It, class Pieces, class ValueOut, class IndexOut, class Compare>
+void top_k_pieces(It first, const Pieces& pieces, std::int64_t k, ValueOut values, IndexOut indices, Compare comp) {
+  using V = typename std::iterator_traits<It>::value_type;
+  std::vector<V> best;
+  std::vector<std::int64_t> where;
+  for (std::int64_t s = 0; s < pieces.count(); ++s) {
+    const It begin = first + pieces.begin(s);
+    top_k(begin, begin + pieces.length(s), k, best, where, comp);
+    for (std::int64_t j = 0; j < k; ++j) {
+      if (j < static_cast<std::int64_t>(best.size())) {
+        values[s * k + j] = best[static_cast<std::size_t>(j)];
+        indices[s * k + j] = where[static_cast<std::size_t>(j)];
+      } else {
+        indices[s * k + j] = -1;
+      }
+    }
+  }
+}
+
 }  // namespace backend_host
 TALLY_NAMESPACE_END

@@ -1,7 +1,8 @@
 #pragma once
 // From a top_k call to its launch: the candidate kind (candidates.cuh), and one kernel
 // per call site: the reductions' kernel for top_k<1> and <2> on packed keys
-// (small_k_plan.cuh), the top_k kernel otherwise. Packed keys run over partitions of at
+// (small_k_plan.cuh), the run-time-k engine (select_dispatch.cuh) for lists of 32 under
+// the automatic policy, the top_k kernel otherwise. Packed keys run over partitions of at
 // most max_packed_partition items (each a launch of the same kernel).
 
 #include <tally/detail/extrema/dispatch.cuh>
@@ -9,6 +10,7 @@
 #include <tally/detail/reduce/dispatch.cuh>
 #include <tally/detail/top_k/candidates.cuh>
 #include <tally/detail/top_k/kernel.cuh>
+#include <tally/detail/top_k/select_dispatch.cuh>
 #include <tally/detail/top_k/small_k_plan.cuh>
 
 TALLY_NAMESPACE_BEGIN
@@ -51,6 +53,17 @@ void launch_top_k(const char* algorithm, const Policy& policy, const device_cont
   launch_top_k_with<large, K>(algorithm, policy, ctx, first, n, values, indices, rank);
 }
 
+/// Whether top_k<K> under Policy runs on the run-time-k engine: lists of 32 (K = 17..32)
+/// of arithmetic values under the default comparators, on the automatic policy without a
+/// tune<>() shape. The engine was faster than the list kernel at every size measured
+/// (H200, float K = 32: 11.6 against 21.6 µs at 2^10, 27 against 45 at 2^16, 493 against
+/// 2084 at 2^28; docs/performance.md) and is one kernel for every K. A forced backend or
+/// a tune<>() shape keeps the list kernel (the one `tally tune` tunes).
+template <int K, class Policy, class V, class Compare>
+inline constexpr bool top_k_on_select_engine_v = top_k_list_size(K) == 32 && top_k_selects_v<V, Compare> &&
+                                                 Policy::backend_type::id == backend_id::automatic &&
+                                                 Policy::threads == 0;
+
 /// Writes the min(K, n) best items of [first, first + n), n >= 1, and their indices.
 template <int K, class Policy, class It, class ValueOut, class IndexOut, class Compare>
 void dispatch_top_k(const char* algorithm, const Policy& policy, const device_context& ctx, It first, std::int64_t n,
@@ -58,7 +71,9 @@ void dispatch_top_k(const char* algorithm, const Policy& policy, const device_co
   using V = iter_value_t<It>;
   // The largest wins under less, the smallest under greater.
   constexpr bool largest_wins = is_default_less_v<Compare, V>;
-  if constexpr (top_k_packs_v<V, Compare>) {
+  if constexpr (top_k_on_select_engine_v<K, Policy, V, Compare>) {
+    dispatch_top_k_select(algorithm, policy, ctx, first, n, n < K ? n : std::int64_t(K), values, indices, comp);
+  } else if constexpr (top_k_packs_v<V, Compare>) {
     const carry_buffer<packed_carry<V>> carry(algorithm, call_stream_of(policy), n > max_packed_partition);
     for_each_partition(n, max_packed_partition, [&](std::int64_t offset, std::int64_t length) {
       const It part = first + offset;

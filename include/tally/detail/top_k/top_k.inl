@@ -3,11 +3,14 @@
 
 #include <tally/backend/host/top_k.hpp>
 #include <tally/detail/runtime/scratch.cuh>
+#include <tally/detail/pieces/dispatch.cuh>
 #include <tally/detail/top_k/dispatch.cuh>
+#include <tally/detail/top_k/pieces_dispatch.cuh>
 #include <tally/detail/top_k/select_dispatch.cuh>
 #include <tally/detail/runtime/validate.cuh>
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 TALLY_NAMESPACE_BEGIN
@@ -135,6 +138,42 @@ void top_k_into(const Policy& policy, It first, It last, std::int64_t k, ValueOu
     detail::check_device_accessible(algorithm, "the values output", values, ctx);
     detail::check_device_accessible(algorithm, "the indices output", indices, ctx);
     detail::dispatch_top_k_select(algorithm, policy, ctx, detail::unwrap_iterator(first), n, count,
+                                  detail::unwrap_iterator(values), detail::unwrap_iterator(indices),
+                                  detail::to_tally_op(comp));
+  }
+}
+
+template <class Policy, class It, class Pieces, class ValueOut, class IndexOut, class Compare,
+          std::enable_if_t<is_execution_policy_v<Policy> && is_pieces_v<Pieces>, int>>
+void top_k_into(const Policy& policy, It first, const Pieces& pieces, std::int64_t k, ValueOut values,
+                IndexOut indices, Compare comp) {
+  static_assert(max_top_k_pieces == detail::pieces_top_k_max_k, "one limit");
+  constexpr const char* algorithm = "tally::top_k_into";
+  if (k < 1) detail::throw_error(algorithm, "k must be at least 1 (got " + std::to_string(k) + ")");
+  detail::check_pieces(algorithm, pieces);
+  const std::int64_t count = pieces.count();
+  if (count > 0 && k > std::numeric_limits<std::int64_t>::max() / count)
+    detail::throw_error(algorithm, "the number of pieces x k does not fit in 64 bits");
+  const std::int64_t extent = detail::pieces_extent(pieces);
+  detail::check_not_null(algorithm, "the input", first, extent < 0 ? count : extent);
+  detail::check_not_null(algorithm, "the values output", values, count * k);
+  detail::check_not_null(algorithm, "the indices output", indices, count * k);
+  if constexpr (is_host_policy_v<Policy>) {
+    backend_host::top_k_pieces(first, pieces, k, values, indices, detail::to_tally_op(comp));
+  } else {
+    if (k > max_top_k_pieces)
+      detail::throw_error(algorithm, "k over pieces is at most tally::max_top_k_pieces (2048) on the device (got " +
+                                         std::to_string(k) + ")");
+    if (count == 0) return;
+    const detail::device_context ctx = detail::current_device(algorithm);
+    if (extent != 0) detail::check_device_accessible(algorithm, "the input", first, ctx);
+    detail::check_device_accessible(algorithm, "the values output", values, ctx);
+    detail::check_device_accessible(algorithm, "the indices output", indices, ctx);
+    if constexpr (!std::is_same_v<Pieces, rows_t>) {
+      detail::check_device_accessible(algorithm, "the segments' begin offsets", pieces.begin_offsets, ctx);
+      detail::check_device_accessible(algorithm, "the segments' end offsets", pieces.end_offsets, ctx);
+    }
+    detail::dispatch_top_k_pieces(algorithm, policy, ctx, detail::unwrap_iterator(first), pieces, k,
                                   detail::unwrap_iterator(values), detail::unwrap_iterator(indices),
                                   detail::to_tally_op(comp));
   }

@@ -1,0 +1,47 @@
+#pragma once
+// From a top_k call over pieces to its one launch (pieces_kernel.cuh): a block per piece
+// (a grid-stride loop past 2^30 pieces), the dynamic shared memory granted once per device.
+
+#include <tally/detail/runtime/cuda_check.cuh>
+#include <tally/detail/runtime/device_context.cuh>
+#include <tally/detail/top_k/pieces_kernel.cuh>
+#include <tally/detail/top_k/select_dispatch.cuh>
+
+#include <atomic>
+
+TALLY_NAMESPACE_BEGIN
+namespace detail {
+
+/// Writes the k best of every piece (1 <= k <= pieces_top_k_max_k) at values[s * k + j],
+/// indices[s * k + j] (index within the piece; -1 past its length).
+template <class Policy, class It, class Pieces, class ValueOut, class IndexOut, class Compare>
+void dispatch_top_k_pieces(const char* algorithm, const Policy& policy, const device_context& ctx, It first,
+                           const Pieces& pieces, std::int64_t k, ValueOut values, IndexOut indices, Compare) {
+  using V = iter_value_t<It>;
+  static_assert(top_k_selects_v<V, Compare>,
+                "tally: top_k with a run-time k takes arithmetic values under tally::less<> or tally::greater<> "
+                "(use top_k<K> for other comparators)");
+  constexpr auto kernel = top_k_pieces_kernel<It, Pieces, ValueOut, IndexOut>;
+  constexpr std::size_t shared_bytes = pieces_top_k_shared_bytes<V>();
+  // More than 48 KB of dynamic shared memory needs the kernel's consent, once per device.
+  static std::atomic<bool> granted[max_cached_devices] = {};
+  const bool cacheable = ctx.device >= 0 && ctx.device < max_cached_devices;
+  if (!cacheable || !granted[ctx.device].load()) {
+    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes)), algorithm,
+          "the kernel's shared memory does not fit this device");
+    if (cacheable) granted[ctx.device].store(true);
+  }
+  std::int64_t grid = pieces.count();
+  if (grid > (std::int64_t(1) << 30)) grid = std::int64_t(1) << 30;
+  pieces_top_k_params<It, Pieces, ValueOut, IndexOut> p{first, pieces, k, is_default_less_v<Compare, V>, values,
+                                                         indices};
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned int>(grid));
+  config.blockDim = dim3(pieces_top_k_threads);
+  config.dynamicSmemBytes = shared_bytes;
+  config.stream = call_stream_of(policy).stream;
+  check(cudaLaunchKernelEx(&config, kernel, p), algorithm, "kernel launch failed");
+}
+
+}  // namespace detail
+TALLY_NAMESPACE_END

@@ -1,0 +1,236 @@
+// tally::top_k_into over pieces (tally::rows, tally::segments) with k known at run time,
+// against tally::host on the same items: every entry's index within its piece, in order,
+// its value bit for bit (NaN payloads, the sign of zero), index -1 past a piece's length
+// and the value there untouched. Shapes that reach each way of the kernel
+// (detail/top_k/pieces_kernel.cuh): pieces of 0, 1, k - 1, k, k + 1 items, loaded whole
+// (up to 4096 with the running list) or through the sampled threshold (2^17 items: one
+// window), several windows (2^20 + 3 items: the running list and its threshold), 4096
+// rows, pitched rows, CSR with runs of empty segments (int32 and int64 offsets), the
+// begin/end form; k = 1, 2, 31, 32, 33, 100, 1024, 2048; data random, constant,
+// ascending, descending, NaN, +-inf, zeros of both signs, three distinct values, periodic
+// data that defeats the strata (the exact select); float, int32, double (16-byte words),
+// int8, half; tally::less<> and tally::greater<>. One row of 2^31 + 5 items (a
+// transform iterator) with a closed-form answer. Bad arguments.
+#include "common.cuh"
+
+#include <tally/top_k.cuh>
+
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+namespace top_k_pieces {
+
+using tally_support::device_buffer;
+
+template <class T>
+bool same_bits(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+/// top_k_into over `pieces` of d (host copy `host`) against tally::host, on a stream.
+template <class T, class Pieces, class HostPieces, class Compare>
+void check_pieces(const T* d, const std::vector<T>& host, const Pieces& pieces, const HostPieces& host_pieces,
+                  long long k, Compare comp, const std::string& label) {
+  const long long count = pieces.count();
+  const std::string what = label + " pieces=" + std::to_string(count) + " k=" + std::to_string(k);
+  INFO(what);
+  const std::size_t out = static_cast<std::size_t>(count * k);
+  std::vector<T> want_v(out, T(7));
+  std::vector<std::int64_t> want_i(out, -7);
+  tally::top_k_into(tally::host, host.data(), host_pieces, k, want_v.data(), want_i.data(), comp);
+
+  // Guards: the values past a piece's length keep theirs.
+  device_buffer<T> values(out + 1);
+  device_buffer<std::int64_t> indices(out + 1);
+  values.copy_from_host(std::vector<T>(out + 1, T(7)));
+  indices.copy_from_host(std::vector<std::int64_t>(out + 1, -7));
+  tally::top_k_into(tally::par.on(tt::test_stream()), d, pieces, k, values.data(), indices.data(), comp);
+  REQUIRE(cudaStreamSynchronize(tt::test_stream()) == cudaSuccess);
+  const std::vector<T> got_v = values.to_host();
+  const std::vector<std::int64_t> got_i = indices.to_host();
+  int wrong = 0;
+  for (std::size_t j = 0; j < out && wrong < 5; ++j) {
+    if (got_i[j] != want_i[j] || !same_bits(got_v[j], want_v[j])) {
+      ++wrong;
+      FAIL_CHECK("piece ", j / static_cast<std::size_t>(k), " entry ", j % static_cast<std::size_t>(k), ": index ",
+                 got_i[j], " want ", want_i[j]);
+    }
+  }
+  CHECK(got_i[out] == -7);
+  CHECK(same_bits(got_v[out], T(7)));
+}
+
+template <class T>
+std::vector<T> three_values(long long n) {
+  std::vector<T> v(static_cast<std::size_t>(n));
+  for (long long i = 0; i < n; ++i) {
+    const int c = static_cast<int>(tt::hash(static_cast<std::uint64_t>(i), 5) % 3);
+    if constexpr (std::is_floating_point_v<T>) v[static_cast<std::size_t>(i)] = c == 0 ? T(-0.0) : c == 1 ? T(0.0) : T(2.5);
+    else v[static_cast<std::size_t>(i)] = static_cast<T>(c - 1);
+  }
+  return v;
+}
+
+/// Rows of `length` (stride `stride`) over every pattern, the ks given.
+template <class T>
+void check_rows(long long rows, long long length, long long stride, const std::vector<long long>& ks,
+                bool all_patterns = true) {
+  const long long n = rows == 0 ? 0 : (rows - 1) * stride + length;
+  const auto run = [&](const T* d, const std::vector<T>& host, const std::string& label) {
+    const tally::rows_t r = tally::rows(rows, length, stride);
+    for (long long k : ks) {
+      check_pieces(d, host, r, r, k, tally::less<>{}, label);
+      if (k == 1 || k == 33 || k == 1024) check_pieces(d, host, r, r, k, tally::greater<>{}, label + " greater");
+    }
+  };
+  const std::string shape = std::string(tt::type_name<T>()) + " " + std::to_string(rows) + "x" + std::to_string(length) +
+                            (stride != length ? " stride " + std::to_string(stride) : "");
+  const std::vector<tt::pattern> patterns =
+      all_patterns ? tt::patterns_for<T>(n) : std::vector<tt::pattern>{tt::pattern::random};
+  for (tt::pattern p : patterns) {
+    const tt::dataset<T> d = tt::make_data<T>(std::max(n, 1LL), p);
+    run(d.ptr, d.host(), shape + " " + tt::pattern_name(p));
+  }
+  if (all_patterns) {
+    const std::vector<T> three = three_values<T>(std::max(n, 1LL));
+    device_buffer<T> dev(three);
+    run(dev.data(), three, shape + " three values");
+  }
+}
+
+}  // namespace top_k_pieces
+
+TEST_CASE_TEMPLATE("top_k over rows matches the host reference: lengths around k and the buffer, every pattern", T,
+                   float, int, double, std::int8_t) {
+  using top_k_pieces::check_rows;
+  check_rows<T>(3, 0, 0, {1, 5});
+  check_rows<T>(5, 1, 1, {1, 2});
+  check_rows<T>(4, 33, 33, {1, 32, 33, 34});
+  check_rows<T>(3, 2049, 2049, {1, 100, 2048});
+  check_rows<T>(2, 4097, 4100, {1, 31, 1024, 2048});  // pitched; the threshold (k + 4097 > 4096)
+  check_rows<T>(2, 1 << 17, 1 << 17, {1, 2, 50, 1024, 2048});
+  if (!tt::sanitizing()) check_rows<T>(2, (1 << 20) + 3, (1 << 20) + 3, {1, 50, 1024}, false);
+}
+
+TEST_CASE("top_k over rows: 4096 rows of 16, 1 row of 131072, half, k past the length") {
+  using top_k_pieces::check_rows;
+  check_rows<float>(4096, 16, 16, {1, 8, 16, 20}, false);
+  check_rows<float>(1, 1 << 17, 1 << 17, {50, 256}, false);
+  check_rows<__half>(3, 5000, 5000, {1, 64, 2048});
+}
+
+TEST_CASE("top_k over rows: data periodic with the strata (128 items) and rare spikes") {
+  // Each value repeats every 128 items (a tie between thousands of items at every k),
+  // and the spikes, one in 4099, are what the samples mostly miss: the threshold then
+  // lets too many in for large k (the exact select), and the second and third windows
+  // run on the running list's threshold.
+  const long long length = (1 << 18) + 7;
+  std::vector<float> v(static_cast<std::size_t>(length));
+  for (long long i = 0; i < length; ++i) v[static_cast<std::size_t>(i)] = float(i % 128) + (i % 4099 == 0 ? 1000.f : 0.f);
+  top_k_pieces::device_buffer<float> d(v);
+  const tally::rows_t r = tally::rows(1, length);
+  for (long long k : {1LL, 64LL, 100LL, 2048LL})
+    top_k_pieces::check_pieces(d.data(), v, r, r, k, tally::less<>{}, "periodic");
+}
+
+TEST_CASE_TEMPLATE("top_k over segments: CSR with runs of empty segments, int32 and int64 offsets; begin/end form",
+                   Offset, std::int32_t, std::int64_t) {
+  std::mt19937_64 rng(17);
+  std::vector<Offset> offsets = {0};
+  for (int s = 0; s < 600; ++s) {
+    const int kind = static_cast<int>(rng() % 10);
+    const long long len = kind < 3   ? 0
+                          : kind < 6 ? static_cast<long long>(rng() % 40)
+                          : kind < 9 ? static_cast<long long>(rng() % 5000)
+                                     : static_cast<long long>(rng() % 200000);
+    offsets.push_back(static_cast<Offset>(offsets.back() + len));
+  }
+  const long long n = offsets.back();
+  const tt::dataset<float> d = tt::make_data<float>(n, tt::pattern::with_nan);
+  const std::vector<float> host = d.host();
+  top_k_pieces::device_buffer<Offset> dev_offsets(offsets);
+  const long long segments = static_cast<long long>(offsets.size()) - 1;
+  for (long long k : {1LL, 33LL, 1024LL}) {
+    top_k_pieces::check_pieces(d.ptr, host, tally::segments(dev_offsets.data(), segments),
+                               tally::segments(offsets.data(), segments), k, tally::less<>{}, "csr");
+  }
+  // Begin/end form, out of order, overlapping, one end before its begin (empty).
+  std::vector<Offset> begins, ends;
+  for (long long s = 0; s < segments; ++s) {
+    const long long b = offsets[static_cast<std::size_t>(segments - 1 - s)];
+    begins.push_back(static_cast<Offset>(b));
+    ends.push_back(static_cast<Offset>(std::min<long long>(n, b + static_cast<long long>(rng() % 3000))));
+  }
+  ends[5] = begins[5] > 0 ? static_cast<Offset>(begins[5] - 1) : ends[5];
+  top_k_pieces::device_buffer<Offset> dev_begins(begins), dev_ends(ends);
+  top_k_pieces::check_pieces(d.ptr, host, tally::segments(dev_begins.data(), dev_ends.data(), segments),
+                             tally::segments(begins.data(), ends.data(), segments), 40, tally::greater<>{},
+                             "begin/end greater");
+}
+
+namespace top_k_pieces {
+/// Item i of the 2^31 + 5 row: planted items (every 999983rd, from 7) above 2^30, the
+/// others random below it.
+struct planted {
+  __host__ __device__ int operator()(long long i) const {
+    const std::uint64_t h = tally_support::hash(static_cast<std::uint64_t>(i));
+    if (i % 999983 == 7) return (1 << 30) + static_cast<int>(h % 100000);
+    return static_cast<int>(h % (1u << 30));
+  }
+};
+}  // namespace top_k_pieces
+
+TEST_CASE("top_k over one row of 2^31 + 5 items (a transform iterator): the planted items, closed form") {
+  if (tt::sanitizing()) return;
+  const long long n = (1LL << 31) + 5;
+  const auto first = thrust::make_transform_iterator(thrust::counting_iterator<long long>(0), top_k_pieces::planted{});
+  // The answer: the planted items by (value, lower index first).
+  std::vector<std::pair<int, long long>> planted;
+  for (long long i = 7; i < n; i += 999983) planted.push_back({top_k_pieces::planted{}(i), i});
+  std::sort(planted.begin(), planted.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+  for (long long k : {5LL, 2048LL}) {
+    INFO("k=", k);
+    top_k_pieces::device_buffer<int> values(static_cast<std::size_t>(k));
+    top_k_pieces::device_buffer<std::int64_t> indices(static_cast<std::size_t>(k));
+    tally::top_k_into(tally::par, first, tally::rows(1, n), k, values.data(), indices.data());
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const std::vector<int> v = values.to_host();
+    const std::vector<std::int64_t> ix = indices.to_host();
+    for (long long j = 0; j < k; ++j) {
+      const auto& want = planted[static_cast<std::size_t>(j)];
+      if (ix[static_cast<std::size_t>(j)] != want.second || v[static_cast<std::size_t>(j)] != want.first) {
+        FAIL_CHECK("entry ", j, ": index ", ix[static_cast<std::size_t>(j)], " want ", want.second);
+        break;
+      }
+    }
+  }
+}
+
+TEST_CASE("top_k over pieces: bad arguments are tally::error and write nothing") {
+  const tt::dataset<float> d = tt::make_data<float>(1000, tt::pattern::random);
+  top_k_pieces::device_buffer<float> values(40);
+  top_k_pieces::device_buffer<std::int64_t> indices(40);
+  const std::vector<std::int64_t> guard(40, -7);
+  indices.copy_from_host(guard);
+  const tally::rows_t r = tally::rows(4, 250);
+  CHECK_THROWS_AS(tally::top_k_into(tally::par, d.ptr, r, 0, values.data(), indices.data()), tally::error);
+  CHECK_THROWS_AS(tally::top_k_into(tally::par, d.ptr, r, 2049, values.data(), indices.data()), tally::error);
+  CHECK_THROWS_AS(tally::top_k_into(tally::par, d.ptr, r, 10, static_cast<float*>(nullptr), indices.data()),
+                  tally::error);
+  CHECK_THROWS_AS(tally::top_k_into(tally::par, d.ptr, tally::rows(-1, 10), 10, values.data(), indices.data()),
+                  tally::error);
+  CHECK_THROWS_AS(tally::top_k_into(tally::par, d.ptr, tally::rows(4, 250, 100), 10, values.data(), indices.data()),
+                  tally::error);
+  CHECK_THROWS_AS(tally::top_k_into(tally::par, d.ptr, tally::segments(static_cast<const int*>(nullptr), 4), 10,
+                                    values.data(), indices.data()),
+                  tally::error);
+  CHECK_THROWS_AS(tally::top_k_into(tally::par, static_cast<const float*>(nullptr), r, 10, values.data(), indices.data()),
+                  tally::error);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(indices.to_host() == guard);
+  // No pieces: nothing written, no error.
+  CHECK_NOTHROW(tally::top_k_into(tally::par, d.ptr, tally::rows(0, 10), 3, values.data(), indices.data()));
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(indices.to_host() == guard);
+}
