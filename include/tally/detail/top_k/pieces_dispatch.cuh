@@ -1,9 +1,11 @@
 #pragma once
-// From a top_k call over pieces to its one launch (pieces_kernel.cuh): a block per piece
-// (a grid-stride loop past 2^30 pieces), the dynamic shared memory granted once per device.
+// From a top_k call over pieces to its one launch (pieces_kernel.cuh): a block per piece,
+// or per chunk of a row when the rows are too few to fill the GPU (a grid-stride loop past
+// 2^30 blocks); the dynamic shared memory granted once per device.
 
 #include <tally/detail/runtime/cuda_check.cuh>
 #include <tally/detail/runtime/device_context.cuh>
+#include <tally/detail/runtime/scratch.cuh>
 #include <tally/detail/top_k/pieces_kernel.cuh>
 #include <tally/detail/top_k/select_dispatch.cuh>
 
@@ -31,15 +33,41 @@ void dispatch_top_k_pieces(const char* algorithm, const Policy& policy, const de
           "the kernel's shared memory does not fit this device");
     if (cacheable) granted[ctx.device].store(true);
   }
-  std::int64_t grid = pieces.count();
+  // Rows too few to fill the GPU's block slots (two blocks of 512 an SM) are split: up to
+  // the slots, chunks of at least pieces_top_k_min_chunk items, and the chunks' lists
+  // (chunks * k entries) fitting the last block's buffer. Segments: a block each.
+  std::int64_t chunks = 1;
+  if constexpr (std::is_same_v<Pieces, rows_t>) {
+    const std::int64_t slots = 2 * std::int64_t(ctx.sm_count);
+    if (pieces.num_rows > 0 && pieces.num_rows < slots) {
+      chunks = slots / pieces.num_rows;
+      if (chunks > pieces.row_length / pieces_top_k_min_chunk) chunks = pieces.row_length / pieces_top_k_min_chunk;
+      if (chunks > pieces_top_k_capacity / k) chunks = pieces_top_k_capacity / k;
+      if (chunks < 1) chunks = 1;
+    }
+  }
+  std::int64_t grid = pieces.count() * chunks;
   if (grid > (std::int64_t(1) << 30)) grid = std::int64_t(1) << 30;
   pieces_top_k_params<It, Pieces, ValueOut, IndexOut> p{first, pieces, k, is_default_less_v<Compare, V>, values,
-                                                         indices};
+                                                         indices, chunks, nullptr, nullptr};
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(static_cast<unsigned int>(grid));
   config.blockDim = dim3(pieces_top_k_threads);
   config.dynamicSmemBytes = shared_bytes;
-  config.stream = call_stream_of(policy).stream;
+  const call_stream where = call_stream_of(policy);
+  config.stream = where.stream;
+  if (chunks == 1) {
+    check(cudaLaunchKernelEx(&config, kernel, p), algorithm, "kernel launch failed");
+    return;
+  }
+  // The counters (zero between calls: the lease clears them when something else wrote
+  // there), then the lists.
+  const std::size_t counter_bytes = align_up(std::size_t(pieces.count()) * sizeof(unsigned int), 256);
+  const std::size_t list_bytes = std::size_t(pieces.count() * chunks * k) * sizeof(std::int64_t);
+  scratch_lease lease(algorithm, ctx, where, counter_bytes + list_bytes, scratch_use::top_k_lists);
+  auto* base = static_cast<unsigned char*>(lease.view().partials);
+  p.arrivals = reinterpret_cast<unsigned int*>(base);
+  p.lists = reinterpret_cast<std::int64_t*>(base + counter_bytes);
   check(cudaLaunchKernelEx(&config, kernel, p), algorithm, "kernel launch failed");
 }
 

@@ -35,6 +35,7 @@
 #include <cuda/std/cmath>
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 TALLY_NAMESPACE_BEGIN
@@ -53,8 +54,13 @@ inline constexpr int pieces_top_k_samples = 1024;
 /// k = 1024, so that k + the window's candidates fit the buffer; windows longer would
 /// overflow it, for k = 50 too (positions, running list + window, fit 32 bits either way).
 inline constexpr std::int64_t pieces_top_k_window = std::int64_t(1) << 17;
+/// The fewest items of a row's chunk when rows are split across blocks: below it a
+/// block's fixed costs (the samples, the selects, the sort) outweigh its read.
+inline constexpr std::int64_t pieces_top_k_min_chunk = 8192;
 /// Items each thread loads before it compares any (loads in flight per thread).
 inline constexpr int pieces_top_k_unroll = 8;
+/// 16-byte loads each thread has in flight in a pass over a pointer input.
+inline constexpr int pieces_top_k_vector_unroll = 4;
 
 /// The word of a value type: 64-bit packed for values of at most 4 bytes, else a select_key.
 template <class V>
@@ -88,7 +94,8 @@ TALLY_HOST_DEVICE TALLY_FORCEINLINE bool piece_word_at_least(const select_key& a
   return !select_better(b, a);
 }
 /// The word as the top bits of 128 (the radix select's view): a 64-bit word in bits
-/// 64..127, a select_key's key there and its 32-bit inverted position in bits 32..63.
+/// 64..127, a select_key's key there and its 32-bit inverted position in bits 32..63
+/// (the bits below are zero in every word).
 TALLY_HOST_DEVICE TALLY_FORCEINLINE unsigned __int128 piece_word_bits(unsigned long long w) {
   return static_cast<unsigned __int128>(w) << 64;
 }
@@ -101,9 +108,6 @@ TALLY_HOST_DEVICE TALLY_FORCEINLINE void piece_word_from_bits(unsigned __int128 
 TALLY_HOST_DEVICE TALLY_FORCEINLINE void piece_word_from_bits(unsigned __int128 b, select_key& w) {
   w = {static_cast<unsigned long long>(b >> 64), static_cast<unsigned long long>(b >> 32) & 0xffffffffull};
 }
-/// The lowest bit of the radix select's view that a word uses.
-TALLY_HOST_DEVICE constexpr int piece_word_low_bit(unsigned long long) { return 64; }
-TALLY_HOST_DEVICE constexpr int piece_word_low_bit(const select_key&) { return 32; }
 
 template <class It, class Pieces, class ValueOut, class IndexOut>
 struct pieces_top_k_params {
@@ -113,32 +117,49 @@ struct pieces_top_k_params {
   bool largest;    // tally::less<>: the largest first; tally::greater<>: the smallest
   ValueOut values;
   IndexOut indices;
+  std::int64_t chunks;      // blocks per piece (rows only; chunks * k <= pieces_top_k_capacity)
+  std::int64_t* lists;      // chunks > 1: each block's k best, k indices a block (-1: none)
+  unsigned int* arrivals;   // chunks > 1: blocks of each piece done; zero between calls
 };
 
-/// Shared memory beside the dynamic buffer.
+/// Shared memory beside the dynamic buffers.
 template <class W>
 struct pieces_top_k_shared {
-  unsigned int hist[256];
+  unsigned int hist[2][256];  // alternating: one counted, the other cleared
+  unsigned long long fold[pieces_top_k_threads / 32][4];  // per warp: OR and AND of the bits
   unsigned int count;
   unsigned int bucket;
   unsigned int remaining;
   bool exact;
+  bool last;  // the last block of its piece to finish (chunks > 1)
 };
+
+/// The value's order key as the word holds it (inverted for tally::greater<>).
+template <class P, class V>
+__device__ TALLY_FORCEINLINE order_key_t<V> piece_key_of(const P& p, V value) {
+  const order_key_t<V> key = to_order_key(value);
+  return p.largest ? key : static_cast<order_key_t<V>>(~key);
+}
+
+template <class W, class P, class V>
+__device__ TALLY_FORCEINLINE W piece_word_of(const P& p, V value, std::uint32_t position) {
+  return make_piece_word(static_cast<unsigned long long>(piece_key_of(p, value)), position, W{});
+}
+
+TALLY_HOST_DEVICE TALLY_FORCEINLINE unsigned long long piece_word_key(unsigned long long w) { return w >> 32; }
+TALLY_HOST_DEVICE TALLY_FORCEINLINE unsigned long long piece_word_key(const select_key& w) { return w.key; }
 
 template <class W, class P, class It>
 __device__ TALLY_FORCEINLINE W piece_word_at(const P& p, It window, std::int64_t i, std::uint32_t position) {
   using V = iter_value_t<It>;
-  constexpr int key_bits = int(8 * sizeof(V));
-  constexpr unsigned long long key_mask = key_bits == 64 ? ~0ull : (1ull << key_bits) - 1;
-  unsigned long long key = static_cast<unsigned long long>(to_order_key(static_cast<V>(window[i])));
-  if (!p.largest) key = ~key & key_mask;
-  return make_piece_word(key, position, W{});
+  return piece_word_of<W>(p, static_cast<V>(window[i]), position);
 }
 
-/// Appends w to buffer[*count...] for each lane that wants to (counted beyond the
-/// capacity, never written there). Every lane of the warp calls it.
+/// Appends w to buffer[*count...] for each lane that wants to (counted beyond
+/// `capacity`, never written there). Every lane of the warp calls it.
 template <class W>
-__device__ TALLY_FORCEINLINE void piece_append(unsigned int* count, W* buffer, bool want, const W& w) {
+__device__ TALLY_FORCEINLINE void piece_append(unsigned int* count, W* buffer, bool want, const W& w,
+                                               unsigned int capacity = pieces_top_k_capacity) {
   const unsigned int mask = __ballot_sync(0xffffffffu, want);
   if (mask == 0) return;
   const int lane = static_cast<int>(threadIdx.x & 31);
@@ -147,21 +168,22 @@ __device__ TALLY_FORCEINLINE void piece_append(unsigned int* count, W* buffer, b
   if (lane == leader) base = atomicAdd(count, static_cast<unsigned int>(__popc(mask)));
   base = __shfl_sync(0xffffffffu, base, leader);
   const unsigned int at = base + __popc(mask & ((1u << lane) - 1u));
-  if (want && at < static_cast<unsigned int>(pieces_top_k_capacity)) buffer[at] = w;
+  if (want && at < capacity) buffer[at] = w;
 }
 
-/// Appends every item of the window whose word is at least t, at position kept + i.
+/// Appends every item of window[from..to) whose word is at least t (item i at position
+/// kept + i), pieces_top_k_unroll loads in flight per thread.
 template <class W, class P, class It>
-__device__ void piece_filter_pass(const P& p, It window, std::int64_t length, unsigned int kept, const W& t,
-                                  W* buffer, unsigned int* count) {
+__device__ void piece_filter_range(const P& p, It window, std::int64_t from, std::int64_t to, unsigned int kept,
+                                   const W& t, W* buffer, unsigned int* count) {
   constexpr std::int64_t step = std::int64_t(pieces_top_k_threads) * pieces_top_k_unroll;
-  for (std::int64_t base = 0; base < length; base += step) {
+  for (std::int64_t base = from; base < to; base += step) {
     W w[pieces_top_k_unroll];
     bool in[pieces_top_k_unroll];
 #pragma unroll
     for (int u = 0; u < pieces_top_k_unroll; ++u) {
       const std::int64_t i = base + std::int64_t(u) * pieces_top_k_threads + threadIdx.x;
-      in[u] = i < length;
+      in[u] = i < to;
       if (in[u]) w[u] = piece_word_at<W>(p, window, i, kept + static_cast<std::uint32_t>(i));
     }
 #pragma unroll
@@ -169,80 +191,286 @@ __device__ void piece_filter_pass(const P& p, It window, std::int64_t length, un
   }
 }
 
-/// The need-th best word of the window (need <= length), digit by digit from the top
-/// (8 bits, one read of the window each); stops early when a digit's bucket holds
-/// exactly the items still needed (then the lower bits are zero: every item of the
-/// bucket is at least the result).
+/// Appends every item of the window whose word is at least t, at position kept + i. A
+/// pointer input is read in 16-byte loads (four in flight per thread: 32 KB a block) from
+/// its first 16-byte boundary; one block per SM reading 4-byte loads, eight in flight,
+/// read a row at 9 GB/s (H200), a fifth of what the SM can take.
 template <class W, class P, class It>
-__device__ W piece_radix_select(const P& p, It window, std::int64_t length, unsigned int kept, unsigned int need,
-                                pieces_top_k_shared<W>& sh) {
-  unsigned __int128 prefix = 0;
-  unsigned int remaining = need;
-  for (int shift = 120; shift >= piece_word_low_bit(W{}); shift -= 8) {
-    for (int b = threadIdx.x; b < 256; b += blockDim.x) sh.hist[b] = 0;
-    __syncthreads();
-    for (std::int64_t i = threadIdx.x; i < length; i += blockDim.x) {
-      const unsigned __int128 bits = piece_word_bits(piece_word_at<W>(p, window, i, kept + static_cast<std::uint32_t>(i)));
-      if (shift + 8 >= 128 || (bits >> (shift + 8)) == (prefix >> (shift + 8)))
-        atomicAdd(&sh.hist[static_cast<unsigned int>(bits >> shift) & 255u], 1u);
+__device__ void piece_filter_pass(const P& p, It window, std::int64_t length, unsigned int kept, const W& t,
+                                  W* buffer, unsigned int* count) {
+  using V = iter_value_t<It>;
+  if constexpr (std::is_pointer_v<It> && sizeof(V) <= 16 && 16 % sizeof(V) == 0) {
+    constexpr int per_vector = int(16 / sizeof(V));
+    constexpr int unroll = pieces_top_k_vector_unroll;
+    const auto address = reinterpret_cast<std::uintptr_t>(window);
+    if (address % sizeof(V) == 0) {
+      std::int64_t head = static_cast<std::int64_t>((16 - address % 16) % 16 / sizeof(V));
+      if (head > length) head = length;
+      piece_filter_range(p, window, 0, head, kept, t, buffer, count);
+      const std::int64_t vectors = (length - head) / per_vector;
+      const uint4* body = reinterpret_cast<const uint4*>(window + head);
+      for (std::int64_t base = 0; base < vectors; base += std::int64_t(pieces_top_k_threads) * unroll) {
+        uint4 r[unroll];
+#pragma unroll
+        for (int u = 0; u < unroll; ++u) {
+          const std::int64_t v = base + std::int64_t(u) * pieces_top_k_threads + threadIdx.x;
+          if (v < vectors) r[u] = body[v];
+        }
+        // Per item only its key and a compare with t's: the word (and its position) is
+        // made for the items that may beat t.
+        using K = order_key_t<V>;
+        const K t_key = static_cast<K>(piece_word_key(t));
+#pragma unroll
+        for (int u = 0; u < unroll; ++u) {
+          const std::int64_t v = base + std::int64_t(u) * pieces_top_k_threads + threadIdx.x;
+          V items[per_vector];
+          memcpy(items, &r[u], sizeof(items));
+#pragma unroll
+          for (int e = 0; e < per_vector; ++e) {
+            const K key = piece_key_of(p, items[e]);
+            const std::uint32_t position = kept + static_cast<std::uint32_t>(head + v * per_vector + e);
+            const W w = make_piece_word(static_cast<unsigned long long>(key), position, W{});
+            const bool want = v < vectors && key >= t_key && (key > t_key || piece_word_at_least(w, t));
+            piece_append(count, buffer, want, w);
+          }
+        }
+      }
+      piece_filter_range(p, window, head + vectors * per_vector, length, kept, t, buffer, count);
+      return;
+    }
+  }
+  piece_filter_range(p, window, 0, length, kept, t, buffer, count);
+}
+
+/// A threshold over count distinct words, word_at(i) for i < count (shared memory, or
+/// items of the input): a word t such that between r and r + slack of them are at least
+/// t (1 <= r <= count; slack 0: exactly r, t then being the r-th best or a prefix of it).
+/// A radix select, 8 bits a digit from the first bit the words do not all share (their
+/// OR and AND say where), one pass over the words a digit; it stops once the words at
+/// least as good as the bucket holding the r-th best number at most r + slack, and
+/// returns that bucket's prefix with the lower bits zero. Two barriers a digit (the
+/// histograms alternate, so that one is cleared while the other is read). Every thread
+/// calls it; it ends with the block synchronised.
+template <class W, class WordAt>
+__device__ W block_radix_select(std::int64_t count, WordAt word_at, unsigned int r, pieces_top_k_shared<W>& sh,
+                                unsigned int slack = 0) {
+  const int lane = static_cast<int>(threadIdx.x & 31), warp = static_cast<int>(threadIdx.x >> 5);
+  // The bits every word shares: the top ones of (AND | ~OR).
+  unsigned long long fold[4] = {0, 0, ~0ull, ~0ull};  // OR high, OR low, AND high, AND low
+  for (std::int64_t i = threadIdx.x; i < count; i += blockDim.x) {
+    const unsigned __int128 b = piece_word_bits(word_at(i));
+    fold[0] |= static_cast<unsigned long long>(b >> 64);
+    fold[1] |= static_cast<unsigned long long>(b);
+    fold[2] &= static_cast<unsigned long long>(b >> 64);
+    fold[3] &= static_cast<unsigned long long>(b);
+  }
+#pragma unroll
+  for (int d = 16; d > 0; d /= 2) {
+    fold[0] |= __shfl_xor_sync(0xffffffffu, fold[0], d);
+    fold[1] |= __shfl_xor_sync(0xffffffffu, fold[1], d);
+    fold[2] &= __shfl_xor_sync(0xffffffffu, fold[2], d);
+    fold[3] &= __shfl_xor_sync(0xffffffffu, fold[3], d);
+  }
+  if (lane == 0)
+    for (int q = 0; q < 4; ++q) sh.fold[warp][q] = fold[q];
+  for (int b = threadIdx.x; b < 2 * 256; b += blockDim.x) sh.hist[b / 256][b % 256] = 0;
+  __syncthreads();
+  unsigned long long any_hi = 0, any_lo = 0, all_hi = ~0ull, all_lo = ~0ull;
+  for (int w = 0; w < static_cast<int>(blockDim.x >> 5); ++w) {
+    any_hi |= sh.fold[w][0];
+    any_lo |= sh.fold[w][1];
+    all_hi &= sh.fold[w][2];
+    all_lo &= sh.fold[w][3];
+  }
+  const unsigned long long differ_hi = any_hi ^ all_hi, differ_lo = any_lo ^ all_lo;
+  // Below bit `top` the words differ; above it every word has the bits of `all`.
+  int top = 0;
+  if (differ_hi != 0) top = 128 - __clzll(static_cast<long long>(differ_hi));
+  else if (differ_lo != 0) top = 64 - __clzll(static_cast<long long>(differ_lo));
+  const unsigned __int128 all = (static_cast<unsigned __int128>(all_hi) << 64) | all_lo;
+  unsigned __int128 prefix = top >= 128 ? 0 : (all >> top) << top;
+  unsigned int remaining = r;
+  int cur = 0;
+  while (top > 0) {
+    const int width = top < 8 ? top : 8;
+    const int shift = top - width;
+    unsigned int* hist = sh.hist[cur];
+    for (std::int64_t i = threadIdx.x; i < count; i += blockDim.x) {
+      const unsigned __int128 b = piece_word_bits(word_at(i));
+      if (top >= 128 || (b >> top) == (prefix >> top))
+        atomicAdd(&hist[static_cast<unsigned int>(b >> shift) & ((1u << width) - 1u)], 1u);
     }
     __syncthreads();
-    if (threadIdx.x == 0) {
-      unsigned int above = 0;
-      int b = 255;
-      while (b > 0 && above + sh.hist[b] < remaining) above += sh.hist[b--];
-      sh.bucket = static_cast<unsigned int>(b);
-      sh.remaining = remaining - above;
-      sh.exact = sh.hist[b] == remaining - above;
+    if (warp == 0) {
+      // Lane l holds buckets 8l .. 8l + 7; the bucket with the remaining-th best from the top.
+      unsigned int mine = 0;
+#pragma unroll
+      for (int q = 0; q < 8; ++q) mine += hist[lane * 8 + q];
+      unsigned int from_top = mine;  // the buckets of this lane and every lane above it
+#pragma unroll
+      for (int d = 1; d < 32; d *= 2) {
+        const unsigned int up = __shfl_down_sync(0xffffffffu, from_top, d);
+        if (lane + d < 32) from_top += up;
+      }
+      if (from_top >= remaining && from_top - mine < remaining) {
+        unsigned int above = from_top - mine;
+        int b = lane * 8 + 7;
+        while (above + hist[b] < remaining) above += hist[b--];
+        sh.bucket = static_cast<unsigned int>(b);
+        sh.remaining = remaining - above;
+        sh.exact = hist[b] - (remaining - above) <= slack;
+      }
+    } else {
+      // The other histogram, for the next digit.
+      for (int b = static_cast<int>(threadIdx.x) - 32; b < 256; b += static_cast<int>(blockDim.x) - 32)
+        sh.hist[cur ^ 1][b] = 0;
     }
     __syncthreads();
     prefix |= static_cast<unsigned __int128>(sh.bucket) << shift;
     remaining = sh.remaining;
-    const bool exact = sh.exact;
-    __syncthreads();  // sh is written again by the next digit
-    if (exact) break;
+    top = shift;
+    cur ^= 1;
+    if (sh.exact) break;
   }
+  // sh.fold, sh.bucket and sh.exact are read above; the caller may call again at once.
+  __syncthreads();
   W t;
   piece_word_from_bits(prefix, t);
   return t;
 }
 
+template <class W>
+__device__ TALLY_FORCEINLINE W shfl_xor_word(const W& w, int mask) {
+  if constexpr (std::is_same_v<W, unsigned long long>) {
+    return __shfl_xor_sync(0xffffffffu, w, mask);
+  } else {
+    return W{__shfl_xor_sync(0xffffffffu, w.key, mask), __shfl_xor_sync(0xffffffffu, w.inv, mask)};
+  }
+}
+
+/// One warp sorts a[0..count) (count <= 32 E) best first: a bitonic network in registers,
+/// E words a lane (word i = 32 j + lane); exchanges across lanes by shuffles, across a
+/// lane's words (strides of 32 and more) in place.
+template <int E, class W>
+__device__ void warp_sort_words(W* a, int count) {
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  W v[E];
+#pragma unroll
+  for (int j = 0; j < E; ++j) v[j] = 32 * j + lane < count ? a[32 * j + lane] : select_worst(W{});
+#pragma unroll
+  for (int span = 2; span <= 32 * E; span *= 2) {
+#pragma unroll
+    for (int stride = span / 2; stride > 0; stride /= 2) {
+      if (stride >= 32) {
+        const int s = stride / 32;
+#pragma unroll
+        for (int j = 0; j < E; ++j) {
+          if (j & s) continue;
+          const bool best_first = ((32 * j + lane) & span) == 0;
+          const bool swap = select_better(v[j + s], v[j]) == best_first;
+          if (swap) {
+            const W x = v[j];
+            v[j] = v[j + s];
+            v[j + s] = x;
+          }
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < E; ++j) {
+          const int i = 32 * j + lane;
+          const W other = shfl_xor_word(v[j], stride);
+          const bool best_first = (i & span) == 0, lower = (i & stride) == 0;
+          if (select_better(other, v[j]) == (lower == best_first)) v[j] = other;
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < E; ++j)
+    if (32 * j + lane < count) a[32 * j + lane] = v[j];
+}
+
+/// Sorts a[0..count) best first (count <= pieces_top_k_max_k): one warp's registers up to
+/// 256 (a block's bitonic network in shared memory pays a barrier a stage: 36 of them
+/// for 256 words took 10 µs on the H200), the block's network above. Ends synchronised.
+template <class W>
+__device__ void sort_words(W* a, int count) {
+  if (count <= 256) {
+    if (threadIdx.x < 32) {
+      if (count <= 64) warp_sort_words<2>(a, count);
+      else if (count <= 128) warp_sort_words<4>(a, count);
+      else warp_sort_words<8>(a, count);
+    }
+    __syncthreads();
+  } else {
+    block_sort_keys(a, count);
+  }
+}
+
+/// The best `next` of the distinct words buffer[0..count) to chosen[0..next), sorted
+/// best first (next <= pieces_top_k_max_k): a radix select of the next-th best when not
+/// all are kept, those at least as good appended, then a sort of next words only.
+template <class W>
+__device__ void choose_best(const W* buffer, unsigned int count, unsigned int next, W* chosen,
+                            pieces_top_k_shared<W>& sh) {
+  if (next < count) {
+    const W t = block_radix_select(count, [&](std::int64_t i) { return buffer[i]; }, next, sh);
+    if (threadIdx.x == 0) sh.count = 0;
+    __syncthreads();
+    for (unsigned int base = 0; base < count; base += blockDim.x) {
+      const unsigned int i = base + threadIdx.x;
+      const W w = i < count ? buffer[i] : W{};
+      piece_append(&sh.count, chosen, i < count && piece_word_at_least(w, t), w,
+                   static_cast<unsigned int>(pieces_top_k_max_k));
+    }
+  } else {
+    for (unsigned int i = threadIdx.x; i < count; i += blockDim.x) chosen[i] = buffer[i];
+  }
+  __syncthreads();
+  sort_words(chosen, static_cast<int>(next));
+}
+
 /// Ranks one window of a piece (window = the piece's items from `offset`, `length` of
 /// them) with the running list (buffer[0..kept), indices in run_index) and returns the
-/// new running list's length, min(k, kept + length), with its indices in run_index.
+/// new running list's length, min(k, kept + length): sorted in buffer[0..), its indices
+/// in run_index. `chosen`: pieces_top_k_max_k words.
 template <class W, class P, class It>
 __device__ unsigned int piece_rank_window(const P& p, It window, std::int64_t offset, std::int64_t length,
-                                          unsigned int kept, W* buffer, std::int64_t* run_index,
+                                          unsigned int kept, W* buffer, W* chosen, std::int64_t* run_index,
                                           pieces_top_k_shared<W>& sh) {
   const unsigned int need = static_cast<unsigned int>(p.k < length ? p.k : length);
+  const auto from_window = [&](std::int64_t i) {
+    return piece_word_at<W>(p, window, i, kept + static_cast<std::uint32_t>(i));
+  };
   unsigned int count = 0;
   if (length <= std::int64_t(pieces_top_k_capacity) - kept) {
-    for (std::int64_t i = threadIdx.x; i < length; i += blockDim.x)
-      buffer[kept + i] = piece_word_at<W>(p, window, i, kept + static_cast<std::uint32_t>(i));
+    for (std::int64_t i = threadIdx.x; i < length; i += blockDim.x) buffer[kept + i] = from_window(i);
     count = kept + static_cast<unsigned int>(length);
+    __syncthreads();
   } else {
     // The samples sit at the end of the buffer, above the running list (kept <= 2048),
-    // and are dead once t is read: the pass may overwrite them.
+    // and are dead once t is known: the pass may overwrite them.
     constexpr int m = pieces_top_k_samples;
     W* samples = buffer + (pieces_top_k_capacity - m);
     for (int i = threadIdx.x; i < m; i += blockDim.x) {
       const std::int64_t lo = length * i / m, hi = length * (i + 1) / m;
       const std::int64_t at = lo + static_cast<std::int64_t>(mix64(static_cast<unsigned long long>(i)) %
                                                              static_cast<unsigned long long>(hi - lo));
-      samples[i] = piece_word_at<W>(p, window, at, kept + static_cast<std::uint32_t>(at));
+      samples[i] = from_window(at);
     }
     __syncthreads();
-    block_sort_keys(samples, m);
     const double lambda = double(need) * m / double(length);
     int rank = static_cast<int>(lambda + 3.0 * cuda::std::sqrt(lambda)) + 3;
     if (rank > m) rank = m;
-    W t = samples[rank - 1];
+    // Any threshold that between rank and 1.5 rank + 2 samples beat will do: usually
+    // the first digit after the samples' common bits settles it.
+    W t = block_radix_select(m, [&](std::int64_t i) { return samples[i]; }, static_cast<unsigned int>(rank), sh,
+                             static_cast<unsigned int>(rank / 2 + 2));
     // With a full running list its k-th best is a threshold too (no item below it can
     // enter), and the better of the two is used: the samples' holds on data whose best
     // items come late (ascending), the running one on the windows after the first.
     const bool running_threshold = kept == p.k && piece_word_at_least(buffer[kept - 1], t);
     if (running_threshold) t = buffer[kept - 1];
-    __syncthreads();  // every thread has read the samples and the running k-th
     if (threadIdx.x == 0) sh.count = kept;
     __syncthreads();
     piece_filter_pass(p, window, length, kept, t, buffer, &sh.count);
@@ -253,7 +481,7 @@ __device__ unsigned int piece_rank_window(const P& p, It window, std::int64_t of
     // that repeats with the strata's period). Either fails when too many do.
     if ((!running_threshold && count < kept + need) || count > static_cast<unsigned int>(pieces_top_k_capacity)) {
       // The exact need-th best word of the window, then the pass again: exactly need get in.
-      const W exact = piece_radix_select(p, window, length, kept, need, sh);
+      const W exact = block_radix_select(length, from_window, need, sh);
       if (threadIdx.x == 0) sh.count = kept;
       __syncthreads();
       piece_filter_pass(p, window, length, kept, exact, buffer, &sh.count);
@@ -261,8 +489,8 @@ __device__ unsigned int piece_rank_window(const P& p, It window, std::int64_t of
       count = sh.count;
     }
   }
-  block_sort_keys(buffer, static_cast<int>(count));
   const unsigned int next = static_cast<unsigned int>(p.k < count ? p.k : count);
+  choose_best(buffer, count, next, chosen, sh);
   // Positions back to indices in the piece: the running list's from run_index, the
   // window's from the offset. Read all before any is written.
   constexpr int per_thread = int(pieces_top_k_max_k / pieces_top_k_threads);
@@ -271,7 +499,7 @@ __device__ unsigned int piece_rank_window(const P& p, It window, std::int64_t of
   for (int q = 0; q < per_thread; ++q) {
     const unsigned int j = threadIdx.x + q * pieces_top_k_threads;
     if (j < next) {
-      const std::uint32_t position = piece_word_position(buffer[j]);
+      const std::uint32_t position = piece_word_position(chosen[j]);
       index[q] = position < kept ? run_index[position] : offset + (position - kept);
     }
   }
@@ -281,7 +509,7 @@ __device__ unsigned int piece_rank_window(const P& p, It window, std::int64_t of
     const unsigned int j = threadIdx.x + q * pieces_top_k_threads;
     if (j < next) {
       run_index[j] = index[q];
-      buffer[j] = with_position(buffer[j], j);
+      buffer[j] = with_position(chosen[j], j);
     }
   }
   __syncthreads();
@@ -292,40 +520,89 @@ __device__ unsigned int piece_rank_window(const P& p, It window, std::int64_t of
 /// list's indices.
 template <class V>
 constexpr std::size_t pieces_top_k_shared_bytes() {
-  return pieces_top_k_capacity * sizeof(piece_word_t<V>) + pieces_top_k_max_k * sizeof(std::int64_t);
+  return pieces_top_k_capacity * sizeof(piece_word_t<V>) + pieces_top_k_max_k * sizeof(piece_word_t<V>) +
+         pieces_top_k_max_k * sizeof(std::int64_t);
 }
 
 template <class It, class Pieces, class ValueOut, class IndexOut>
-__global__ __launch_bounds__(pieces_top_k_threads) void top_k_pieces_kernel(
+__global__ __launch_bounds__(pieces_top_k_threads, 2) void top_k_pieces_kernel(
     pieces_top_k_params<It, Pieces, ValueOut, IndexOut> p) {
   using V = iter_value_t<It>;
   using W = piece_word_t<V>;
   extern __shared__ __align__(16) unsigned char dynamic_shared[];
   W* buffer = reinterpret_cast<W*>(dynamic_shared);
-  auto* run_index = reinterpret_cast<std::int64_t*>(dynamic_shared + pieces_top_k_capacity * sizeof(W));
+  W* chosen = buffer + pieces_top_k_capacity;
+  auto* run_index = reinterpret_cast<std::int64_t*>(chosen + pieces_top_k_max_k);
   __shared__ pieces_top_k_shared<W> sh;
   wait_for_prior_grids();
-  const std::int64_t pieces = p.pieces.count();
-  for (std::int64_t s = blockIdx.x; s < pieces; s += gridDim.x) {
+  const std::int64_t blocks = p.pieces.count() * p.chunks;
+  for (std::int64_t b = blockIdx.x; b < blocks; b += gridDim.x) {
+    const std::int64_t s = b / p.chunks, c = b % p.chunks;
     const std::int64_t length = p.pieces.length(s);
     const It piece = p.first + p.pieces.begin(s);
+    // This block's chunk of the piece: [from, to).
+    const std::int64_t size = (length + p.chunks - 1) / p.chunks;
+    const std::int64_t from = c * size < length ? c * size : length;
+    const std::int64_t to = from + size < length ? from + size : length;
     unsigned int kept = 0;
-    for (std::int64_t offset = 0; offset < length; offset += pieces_top_k_window) {
-      const std::int64_t rest = length - offset;
+    for (std::int64_t offset = from; offset < to; offset += pieces_top_k_window) {
+      const std::int64_t rest = to - offset;
       kept = piece_rank_window(p, piece + offset, offset, rest < pieces_top_k_window ? rest : pieces_top_k_window,
-                               kept, buffer, run_index, sh);
+                               kept, buffer, chosen, run_index, sh);
     }
     const std::int64_t out = s * p.k;
+    if (p.chunks == 1) {
+      for (std::int64_t j = threadIdx.x; j < p.k; j += blockDim.x) {
+        if (j < kept) {
+          const std::int64_t index = run_index[j];
+          p.values[out + j] = piece[index];
+          p.indices[out + j] = index;
+        } else {
+          p.indices[out + j] = -1;
+        }
+      }
+      __syncthreads();  // the next piece reuses shared memory
+      continue;
+    }
+    // Several blocks a piece: each leaves its k best in the lists; the last to finish
+    // merges them (the threadfence pattern: the lists are written, then the arrival is
+    // counted, so the last block sees every list).
+    std::int64_t* lists = p.lists + s * p.chunks * p.k;
+    for (std::int64_t j = threadIdx.x; j < p.k; j += blockDim.x) lists[c * p.k + j] = j < kept ? run_index[j] : -1;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      __threadfence();
+      const unsigned int before = atomicAdd(&p.arrivals[s], 1u);
+      sh.last = before == static_cast<unsigned int>(p.chunks - 1);
+      if (sh.last) p.arrivals[s] = 0;  // zero for the next call
+      if (sh.last) __threadfence();
+      sh.count = 0;
+    }
+    __syncthreads();
+    if (!sh.last) continue;
+    // Entry j of chunk c' has position c' k + j: equal values keep the lower index first,
+    // as the chunks are in index order and each list is.
+    const std::int64_t entries = p.chunks * p.k;
+    for (std::int64_t base = 0; base < entries; base += blockDim.x) {
+      const std::int64_t q = base + threadIdx.x;
+      const std::int64_t index = q < entries ? __ldcg(reinterpret_cast<const long long*>(lists) + q) : -1;
+      const W w = index >= 0 ? piece_word_at<W>(p, piece, index, static_cast<std::uint32_t>(q)) : W{};
+      piece_append(&sh.count, buffer, index >= 0, w);
+    }
+    __syncthreads();
+    const unsigned int count = sh.count;
+    const unsigned int next = static_cast<unsigned int>(p.k < count ? p.k : count);
+    choose_best(buffer, count, next, chosen, sh);
     for (std::int64_t j = threadIdx.x; j < p.k; j += blockDim.x) {
-      if (j < kept) {
-        const std::int64_t index = run_index[j];
+      if (j < next) {
+        const std::int64_t index = __ldcg(reinterpret_cast<const long long*>(lists) + piece_word_position(chosen[j]));
         p.values[out + j] = piece[index];
         p.indices[out + j] = index;
       } else {
         p.indices[out + j] = -1;
       }
     }
-    __syncthreads();  // the next piece reuses shared memory
+    __syncthreads();
   }
 }
 
