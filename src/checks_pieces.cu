@@ -1,10 +1,13 @@
-// `tally verify` entries for reductions over pieces (issue 19): reduce_into (sum) and
-// max_element_into over tally::rows and over tally::segments (CSR offsets of random
-// lengths, runs of empty segments among them), float and int32, random data and, for the
-// arg-max, data with NaNs (float) and many ties (int32, hash % 4). The n items of a check
+// `tally verify` entries for reductions over pieces (issue 19): reduce_into (sum),
+// max_element_into and top_k_into with a run-time k (issue 21) over tally::rows and over
+// tally::segments (CSR offsets of random lengths, runs of empty segments among them),
+// float and int32, random data and, for the arg-max and top_k, data with NaNs (float) and
+// many ties (int32, hash % 4). The n items of a check
 // are cut into pieces: rows of n / r items (r = n / 4096 rows, 1 to 4096), or n / 512
 // segments (1 to 65536). Both are checked against tally::host on the same items and timed
-// against CUB's DeviceSegmentedReduce (Reduce with the same operator and init; ArgMax).
+// against CUB's DeviceSegmentedReduce (Reduce with the same operator and init; ArgMax),
+// top_k against CUB's DeviceSegmentedSort::SortPairsDescending of (value, index) pairs
+// (what a CUB user calls for a top-k per segment; CCCL 3.0 has no segmented top-k).
 // Not against CUB's results: its ArgMax compares with `<`, which is not the library's NaN
 // order, and gives {1, lowest} for an empty segment; and on the H100 (CCCL 3.5.0) its
 // segmented Reduce over 2^15 CSR segments of 2^24 items gave init for a non-empty
@@ -19,8 +22,10 @@
 #include <tally_support/data.cuh>
 
 #include <cub/device/device_segmented_reduce.cuh>
+#include <cub/device/device_segmented_sort.cuh>
 
 #include <algorithm>
+#include <cstring>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -32,7 +37,10 @@ namespace {
 namespace ts = tally_support;
 
 enum class piece_kind { rows, segments };
-enum class piece_op { sum, argmax };
+enum class piece_op { sum, argmax, top_k };
+
+/// k of the top_k checks.
+inline constexpr std::int64_t piece_top_k = 50;
 
 /// The pieces of a check on n items, as int64 CSR offsets (rows too: CUB's reference takes
 /// offsets, and tally is called with tally::rows for rows).
@@ -81,6 +89,11 @@ std::vector<check_row> check_pieces(const check_row& label, ts::pattern data, pi
   ts::device_buffer<Sum> sums{std::size_t(count)};
   ts::device_buffer<std::int64_t> index{std::size_t(count)};
   ts::device_buffer<cub::KeyValuePair<int, T>> pairs{std::size_t(count)};
+  const bool top = what == piece_op::top_k;
+  const std::size_t top_entries = top ? std::size_t(count * piece_top_k) : 0;
+  ts::device_buffer<T> top_values{top_entries}, sorted_keys{top ? std::size_t(n) : 0};
+  ts::device_buffer<std::int64_t> top_indices{top_entries};
+  ts::device_buffer<int> sort_items{top ? std::size_t(n) : 0}, sorted_items{top ? std::size_t(n) : 0};
   const auto op = tally::plus<Sum>{};
   const Sum init = Sum(1);
 
@@ -89,6 +102,10 @@ std::vector<check_row> check_pieces(const check_row& label, ts::pattern data, pi
   auto cub_call = [&](int k) {
     temp.run([&](void* t, std::size_t& bytes) {
       const T* first = input.copies.copy(k);
+      if (top)
+        return cub::DeviceSegmentedSort::SortPairsDescending(t, bytes, first, sorted_keys.data(), sort_items.data(),
+                                                            sorted_items.data(), std::int64_t(n), count,
+                                                            offsets.data(), offsets.data() + 1, input.stream);
       return what == piece_op::sum
                  ? cub::DeviceSegmentedReduce::Reduce(t, bytes, first, sums.data(), count, offsets.data(),
                                                       offsets.data() + 1, op, init, input.stream)
@@ -98,12 +115,17 @@ std::vector<check_row> check_pieces(const check_row& label, ts::pattern data, pi
   };
   std::vector<Sum> want_sums(static_cast<std::size_t>(count));
   std::vector<std::int64_t> want_index(static_cast<std::size_t>(count));
+  std::vector<T> want_top_values(top_entries);
+  std::vector<std::int64_t> want_top_indices(top_entries);
   {
     std::vector<T> items(n);
     if (n) TALLY_SUPPORT_CHECK(cudaMemcpy(items.data(), input.copies.copy(0), sizeof(T) * n, cudaMemcpyDeviceToHost));
     const auto host_call = [&](const auto& pieces) {
       if (what == piece_op::sum) tally::reduce_into(tally::host, items.data(), pieces, want_sums.data(), init, op);
-      else tally::max_element_into(tally::host, items.data(), pieces, want_index.data());
+      else if (what == piece_op::argmax) tally::max_element_into(tally::host, items.data(), pieces, want_index.data());
+      else
+        tally::top_k_into(tally::host, items.data(), pieces, piece_top_k, want_top_values.data(),
+                          want_top_indices.data());
     };
     if (kind == piece_kind::rows) host_call(tally::rows(count, layout.row_length));
     else host_call(tally::segments(layout.offsets.data(), count));
@@ -120,18 +142,17 @@ std::vector<check_row> check_pieces(const check_row& label, ts::pattern data, pi
       with_policy(backend, input.stream, [&](auto policy) {
         auto tally_call = [&](int k) {
           const T* first = input.copies.copy(k);
-          if (kind == piece_kind::rows) {
-            const auto pieces = tally::rows(count, layout.row_length);
+          const auto run = [&](const auto& pieces) {
             if (what == piece_op::sum) tally::reduce_into(policy, first, pieces, sums.data(), init, op);
-            else tally::max_element_into(policy, first, pieces, index.data());
-          } else {
-            const auto pieces = tally::segments(offsets.data(), count);
-            if (what == piece_op::sum) tally::reduce_into(policy, first, pieces, sums.data(), init, op);
-            else tally::max_element_into(policy, first, pieces, index.data());
-          }
+            else if (what == piece_op::argmax) tally::max_element_into(policy, first, pieces, index.data());
+            else tally::top_k_into(policy, first, pieces, piece_top_k, top_values.data(), top_indices.data());
+          };
+          if (kind == piece_kind::rows) run(tally::rows(count, layout.row_length));
+          else run(tally::segments(offsets.data(), count));
         };
         sums.memset(0xff);  // a backend that writes nothing cannot pass by accident
         index.memset(0xff);
+        top_indices.memset(0x7f);
         tally_call(0);
         TALLY_SUPPORT_CHECK(cudaStreamSynchronize(input.stream));
         row.ok = true;
@@ -144,6 +165,19 @@ std::vector<check_row> check_pieces(const check_row& label, ts::pattern data, pi
               row.ok = false;
               row.detail = "piece " + std::to_string(s) + ": got " + value_text(got[s]) + ", tally::host gives " +
                            value_text(want_sums[s]);
+            }
+        } else if (top) {
+          std::vector<T> got_values(top_entries);
+          std::vector<std::int64_t> got_indices(top_entries);
+          top_values.copy_to_host(got_values);
+          top_indices.copy_to_host(got_indices);
+          for (std::size_t j = 0; j < top_entries && row.ok; ++j)
+            if (got_indices[j] != want_top_indices[j] ||
+                (want_top_indices[j] >= 0 && std::memcmp(&got_values[j], &want_top_values[j], sizeof(T)) != 0)) {
+              row.ok = false;
+              row.detail = "piece " + std::to_string(j / piece_top_k) + " entry " + std::to_string(j % piece_top_k) +
+                           ": index " + std::to_string(got_indices[j]) + ", tally::host gives " +
+                           std::to_string(want_top_indices[j]);
             }
         } else {
           std::vector<std::int64_t> got(static_cast<std::size_t>(count));
@@ -192,11 +226,15 @@ std::vector<check_entry> pieces_checks() {
     const bool rows = kind == piece_kind::rows;
     const char* sum = rows ? "reduce_into sum over rows" : "reduce_into sum over segments";
     const char* argmax = rows ? "max_element_into over rows" : "max_element_into over segments";
+    const char* top = rows ? "top_k_into(k = 50) over rows" : "top_k_into(k = 50) over segments";
     v.push_back(pieces_entry<float>(sum, "float", pattern::random, kind, piece_op::sum));
     v.push_back(pieces_entry<int>(sum, "int32", pattern::random, kind, piece_op::sum));
     v.push_back(pieces_entry<float>(argmax, "float", pattern::random, kind, piece_op::argmax));
     v.push_back(pieces_entry<float>(argmax, "float", pattern::with_nan, kind, piece_op::argmax));
     v.push_back(pieces_entry<int>(argmax, "int32", pattern::random, kind, piece_op::argmax));
+    v.push_back(pieces_entry<float>(top, "float", pattern::random, kind, piece_op::top_k));
+    v.push_back(pieces_entry<float>(top, "float", pattern::with_nan, kind, piece_op::top_k));
+    v.push_back(pieces_entry<int>(top, "int32", pattern::random, kind, piece_op::top_k));
   }
   return v;
 }

@@ -15,6 +15,9 @@
 /// top_k_values<T> top_k(policy, first, last, std::int64_t k, Compare comp = tally::less<>{});  // waits
 /// void top_k_into(policy, first, last, std::int64_t k, ValueOut values, IndexOut indices,
 ///                 Compare comp = tally::less<>{});                                           // async
+/// @endcode
+/// Over many pieces of one input in one launch (<tally/pieces.cuh>), k <= 2048 on the device:
+/// @code
 /// void top_k_into(policy, first, pieces, std::int64_t k, ValueOut values, IndexOut indices,
 ///                 Compare comp = tally::less<>{});          // over tally::rows / tally::segments
 /// @endcode
@@ -43,7 +46,9 @@
 ///   writes nothing.
 /// - Errors as for reduce (tally::error / tally::cuda_error, naming the algorithm).
 ///
-/// How (see docs/backends.md): one launch. Each thread keeps its best candidates sorted in
+/// How (see docs/backends.md): top_k<17..32> of arithmetic values under the default
+/// comparators on the automatic policy runs the run-time-k engine below (faster at every
+/// size measured); otherwise one launch. Each thread keeps its best candidates sorted in
 /// registers (K rounded up to a power of two of them) and inserts every item it reads
 /// that beats its last; the 32 lists of a warp merge by shuffles (a bitonic merge of each
 /// list with its partner's, reversed); the warps' lists merge through shared memory, on

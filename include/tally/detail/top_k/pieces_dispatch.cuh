@@ -33,11 +33,14 @@ void dispatch_top_k_pieces(const char* algorithm, const Policy& policy, const de
           "the kernel's shared memory does not fit this device");
     if (cacheable) granted[ctx.device].store(true);
   }
-  // Rows too few to fill the GPU's block slots (two blocks of 512 an SM) are split: up to
-  // the slots, chunks of at least pieces_top_k_min_chunk items, and the chunks' lists
-  // (chunks * k entries) fitting the last block's buffer. Segments: a block each.
+  // Rows of at most pieces_top_k_warp_row items: a warp each. Rows too few to fill the
+  // GPU's block slots (two blocks of 512 an SM) are split: up to the slots, chunks of at
+  // least pieces_top_k_min_chunk items, and the chunks' lists (chunks * k entries)
+  // fitting the last block's buffer. Segments: a block each.
   std::int64_t chunks = 1;
+  bool warp_rows = false;
   if constexpr (std::is_same_v<Pieces, rows_t>) {
+    warp_rows = pieces.row_length <= pieces_top_k_warp_row;
     const std::int64_t slots = 2 * std::int64_t(ctx.sm_count);
     if (pieces.num_rows > 0 && pieces.num_rows < slots) {
       chunks = slots / pieces.num_rows;
@@ -46,10 +49,11 @@ void dispatch_top_k_pieces(const char* algorithm, const Policy& policy, const de
       if (chunks < 1) chunks = 1;
     }
   }
-  std::int64_t grid = pieces.count() * chunks;
+  std::int64_t grid = warp_rows ? (pieces.count() + pieces_top_k_threads / 32 - 1) / (pieces_top_k_threads / 32)
+                                 : pieces.count() * chunks;
   if (grid > (std::int64_t(1) << 30)) grid = std::int64_t(1) << 30;
   pieces_top_k_params<It, Pieces, ValueOut, IndexOut> p{first, pieces, k, is_default_less_v<Compare, V>, values,
-                                                         indices, chunks, nullptr, nullptr};
+                                                         indices, warp_rows, chunks, nullptr, nullptr};
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(static_cast<unsigned int>(grid));
   config.blockDim = dim3(pieces_top_k_threads);

@@ -1,32 +1,36 @@
 #pragma once
-// top_k with a run-time k over pieces (tally::rows, tally::segments): one block per piece,
-// all pieces in one launch.
+// top_k with a run-time k over pieces (tally::rows, tally::segments), all pieces in one
+// launch: a warp per row for rows of at most 256 items, else a block per piece, or per
+// chunk of a row when the rows are too few to fill the GPU.
 //
-// A block ranks its piece's items by a word (larger is better): the value's order key
-// (the library's order: NaN greatest, -0.0 == +0.0; inverted for tally::greater<>) above
-// 2^32 - 1 - the item's position, so that the lower index wins a tie and words are
-// distinct. Values of at most 4 bytes pack that into 64 bits, 8-byte values use a
-// select_key (key, inverted position). A piece is ranked in windows of at most 2^17
-// items (one for a row of 131072), each merged with the best k of the windows before it
-// (the running list, positions 0..kept-1, which have lower indices than every item of the
-// window at positions kept + i).
+// Items are ranked by a word (larger is better): the value's order key (the library's
+// order: NaN greatest, -0.0 == +0.0; inverted for tally::greater<>) above 2^32 - 1 - the
+// item's position, so that the lower index wins a tie and words are distinct. Values of
+// at most 4 bytes pack that into 64 bits, 8-byte values use a select_key (key, inverted
+// position). A block ranks its chunk in windows of at most 2^17 items, each merged with
+// the best k of the windows before it (the running list, positions 0..kept-1, which have
+// lower indices than every item of the window at positions kept + i).
 //
 // A window that fits shared memory beside the running list is loaded whole. A longer one
 // (one read of it when the threshold holds):
-// 1. 1024 samples, one in each of 1024 equal strata at a pseudo-random place in it,
-//    sorted best first: the threshold t is the r-th best sample, r = lambda + 3
-//    sqrt(lambda) + 3 for lambda = k m / L, the number of samples expected among the
-//    window's k best. Fewer than k items beat t with probability below 10^-3, and about
-//    r L / m items do. Once the running list holds k, its k-th best is a threshold too,
-//    and the better of the two is used.
-// 2. One pass appends every item whose word is at least t to the shared buffer (one
-//    shared atomic per warp and iteration).
+// 1. 1024 samples, one in each of 1024 equal strata at a pseudo-random place in it; the
+//    threshold t is about the r-th best sample, r = lambda + 3 sqrt(lambda) + 3 for
+//    lambda = k m / L, the number of samples expected among the window's k best. Fewer
+//    than k items beat t with probability below 10^-3, and about r L / m items do. Once
+//    the running list holds k, its k-th best is a threshold too, and the better of the
+//    two is used.
+// 2. One pass appends every item whose word is at least t to the shared buffer (16-byte
+//    loads; per item its key, one compare and a ballot).
 // 3. When fewer than k of the window's items got in, or more than the buffer holds, a
-//    radix select (8-bit digits over the word, one read of the window a digit) finds the
-//    k-th best word exactly and the pass runs again with it: exactly k get in.
-// Then the block sorts the buffer (the running list and the window's candidates; a
-// bitonic network), keeps the best k as the new running list, and at the end writes it:
-// values[s * k + j] and the index within the piece, index -1 past the piece's length.
+//    radix select over the window finds the k-th best word exactly and the pass runs
+//    again with it: exactly k get in.
+// Then a radix select over the buffer (shared memory) finds the k-th best of the running
+// list and the candidates, those at least as good move to `chosen`, and only they are
+// sorted (one warp's registers up to 256, a bitonic network in shared memory above): the
+// new running list. At the end the block writes it: values[s * k + j] and the index within
+// the piece, index -1 past the piece's length. A row split across blocks: each block
+// writes its list (indices) to scratch, and the last to finish merges the lists the same
+// way (the chunks' entries ranked by value, then chunk, then place in the list).
 
 #include <tally/detail/float_order.cuh>
 #include <tally/detail/runtime/pdl.cuh>
@@ -54,6 +58,9 @@ inline constexpr int pieces_top_k_samples = 1024;
 /// k = 1024, so that k + the window's candidates fit the buffer; windows longer would
 /// overflow it, for k = 50 too (positions, running list + window, fit 32 bits either way).
 inline constexpr std::int64_t pieces_top_k_window = std::int64_t(1) << 17;
+/// The longest rows a warp ranks alone (in registers, no barrier), a block's warps each a
+/// row: a block of 512 threads a row of 16 items spent its time in barriers.
+inline constexpr std::int64_t pieces_top_k_warp_row = 256;
 /// The fewest items of a row's chunk when rows are split across blocks: below it a
 /// block's fixed costs (the samples, the selects, the sort) outweigh its read.
 inline constexpr std::int64_t pieces_top_k_min_chunk = 8192;
@@ -117,6 +124,7 @@ struct pieces_top_k_params {
   bool largest;    // tally::less<>: the largest first; tally::greater<>: the smallest
   ValueOut values;
   IndexOut indices;
+  bool warp_rows;           // rows of at most pieces_top_k_warp_row items: a warp a row
   std::int64_t chunks;      // blocks per piece (rows only; chunks * k <= pieces_top_k_capacity)
   std::int64_t* lists;      // chunks > 1: each block's k best, k indices a block (-1: none)
   unsigned int* arrivals;   // chunks > 1: blocks of each piece done; zero between calls
@@ -524,6 +532,47 @@ constexpr std::size_t pieces_top_k_shared_bytes() {
          pieces_top_k_max_k * sizeof(std::int64_t);
 }
 
+/// Rows of at most pieces_top_k_warp_row items: a warp a row, its words sorted in its
+/// registers; its slices of the buffer (the words) and of `chosen` (the values, so that
+/// the writes need no second read of the input), pieces_top_k_warp_row entries a warp.
+template <class W, class P>
+__device__ void top_k_warp_rows(const P& p, W* buffer, W* chosen) {
+  using V = iter_value_t<decltype(p.first)>;
+  static_assert(pieces_top_k_threads / 32 * pieces_top_k_warp_row * sizeof(V) <= pieces_top_k_max_k * sizeof(W),
+                "the values' slices fit `chosen`");
+  const int lane = static_cast<int>(threadIdx.x & 31), warp = static_cast<int>(threadIdx.x >> 5);
+  W* words = buffer + warp * pieces_top_k_warp_row;
+  V* items = reinterpret_cast<V*>(chosen) + warp * pieces_top_k_warp_row;
+  const std::int64_t warps_per_block = blockDim.x / 32;
+  const std::int64_t warps = std::int64_t(gridDim.x) * warps_per_block;
+  for (std::int64_t s = blockIdx.x * warps_per_block + warp; s < p.pieces.count(); s += warps) {
+    const int length = static_cast<int>(p.pieces.length(s));
+    const auto piece = p.first + p.pieces.begin(s);
+    for (int i = lane; i < length; i += 32) {
+      const V value = piece[i];
+      items[i] = value;
+      words[i] = piece_word_of<W>(p, value, static_cast<std::uint32_t>(i));
+    }
+    __syncwarp();
+    if (length <= 32) warp_sort_words<1>(words, length);
+    else if (length <= 64) warp_sort_words<2>(words, length);
+    else if (length <= 128) warp_sort_words<4>(words, length);
+    else warp_sort_words<8>(words, length);
+    __syncwarp();
+    const std::int64_t out = s * p.k;
+    for (std::int64_t j = lane; j < p.k; j += 32) {
+      if (j < length) {
+        const std::uint32_t index = piece_word_position(words[j]);
+        p.values[out + j] = items[index];
+        p.indices[out + j] = static_cast<std::int64_t>(index);
+      } else {
+        p.indices[out + j] = -1;
+      }
+    }
+    __syncwarp();  // the next row reuses the slices
+  }
+}
+
 template <class It, class Pieces, class ValueOut, class IndexOut>
 __global__ __launch_bounds__(pieces_top_k_threads, 2) void top_k_pieces_kernel(
     pieces_top_k_params<It, Pieces, ValueOut, IndexOut> p) {
@@ -535,6 +584,10 @@ __global__ __launch_bounds__(pieces_top_k_threads, 2) void top_k_pieces_kernel(
   auto* run_index = reinterpret_cast<std::int64_t*>(chosen + pieces_top_k_max_k);
   __shared__ pieces_top_k_shared<W> sh;
   wait_for_prior_grids();
+  if (p.warp_rows) {
+    top_k_warp_rows(p, buffer, chosen);
+    return;
+  }
   const std::int64_t blocks = p.pieces.count() * p.chunks;
   for (std::int64_t b = blockIdx.x; b < blocks; b += gridDim.x) {
     const std::int64_t s = b / p.chunks, c = b % p.chunks;
