@@ -15,7 +15,7 @@
 #   --reps N          compiles of each unit; the least is kept (default 3)
 #   --arch NN         -arch=sm_NN (default 90)
 #   --only LIST       comma- or space-separated rows, from: reduce, max_element, copy_if,
-#                     top_k2, top_k8, top_k32, top_k_any, thrust_reduce, rows (default: all)
+#                     top_k2, top_k8, top_k32, top_k_any, top_k_rows, thrust_reduce, rows (default: all)
 #   --json FILE       also write the results as JSON to FILE
 #   --cccl35 DIR      the CCCL 3.5 include directory (the one holding cub/, thrust/, cuda/).
 #                     Default: <repo>/.cccl/nvidia/cu13/include/cccl, fetched when missing
@@ -83,6 +83,7 @@ all_rows=(
   "top_k8|top_k<8> (float)|tally_top_k8|cub::DeviceTopK::MaxPairs|cub_topk"
   "top_k32|top_k<32> (float)|tally_top_k32|cub::DeviceTopK::MaxPairs|cub_topk"
   "top_k_any|top_k, run-time k (float)|tally_top_k_any|cub::DeviceTopK::MaxPairs|cub_topk"
+  "top_k_rows|top_k over rows, run-time k (float)|tally_top_k_rows|cub::DeviceTopK::MaxPairs|cub_topk"
   "thrust_reduce|reduce (float sum)|tally_reduce|thrust::reduce|thrust_reduce"
   "rows|reduce_into over rows (float sum)|tally_reduce_rows|cub::DeviceSegmentedReduce::Sum|cub_segmented_reduce"
 )

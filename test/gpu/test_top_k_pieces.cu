@@ -2,7 +2,8 @@
 // against tally::host on the same items: every entry's index within its piece, in order,
 // its value bit for bit (NaN payloads, the sign of zero), index -1 past a piece's length
 // and the value there untouched. Shapes that reach each way of the kernel
-// (detail/top_k/pieces_kernel.cuh): pieces of 0, 1, k - 1, k, k + 1 items, loaded whole
+// (detail/top_k/pieces_kernel.cuh): rows of at most 32 items (four a warp), of 33..256 (a
+// warp each); pieces of 0, 1, k - 1, k, k + 1 items, loaded whole
 // (up to 4096 with the running list) or through the sampled threshold (2^17 items: one
 // window), several windows (2^20 + 3 items: the running list and its threshold), 4096
 // rows, pitched rows, CSR with runs of empty segments (int32 and int64 offsets), the
@@ -112,9 +113,10 @@ TEST_CASE_TEMPLATE("top_k over rows matches the host reference: lengths around k
   if (!tt::sanitizing()) check_rows<T>(2, (1 << 20) + 3, (1 << 20) + 3, {1, 50, 1024}, false);
 }
 
-TEST_CASE("top_k over rows: 4096 rows of 16, 1 row of 131072, half, k past the length") {
+TEST_CASE("top_k over rows: 4096 rows of 16, 1001 of 31, 1 row of 131072, half, k past the length") {
   using top_k_pieces::check_rows;
   check_rows<float>(4096, 16, 16, {1, 8, 16, 20}, false);
+  check_rows<float>(1001, 31, 31, {1, 31, 40}, false);  // rows of at most 32: four a warp at once
   check_rows<float>(1, 1 << 17, 1 << 17, {50, 256}, false);
   check_rows<__half>(3, 5000, 5000, {1, 64, 2048});
 }

@@ -61,6 +61,8 @@ inline constexpr std::int64_t pieces_top_k_window = std::int64_t(1) << 17;
 /// The longest rows a warp ranks alone (in registers, no barrier), a block's warps each a
 /// row: a block of 512 threads a row of 16 items spent its time in barriers.
 inline constexpr std::int64_t pieces_top_k_warp_row = 256;
+/// Rows of at most 32 items a warp ranks at once (their loads in flight together).
+inline constexpr int pieces_top_k_rows_at_once = 4;
 /// The fewest items of a row's chunk when rows are split across blocks: below it a
 /// block's fixed costs (the samples, the selects, the sort) outweigh its read.
 inline constexpr std::int64_t pieces_top_k_min_chunk = 8192;
@@ -356,15 +358,12 @@ __device__ TALLY_FORCEINLINE W shfl_xor_word(const W& w, int mask) {
   }
 }
 
-/// One warp sorts a[0..count) (count <= 32 E) best first: a bitonic network in registers,
-/// E words a lane (word i = 32 j + lane); exchanges across lanes by shuffles, across a
-/// lane's words (strides of 32 and more) in place.
+/// A warp's 32 E words in registers (word i = 32 j + lane in v[j]) sorted best first: a
+/// bitonic network; exchanges across lanes by shuffles, across a lane's words (strides of
+/// 32 and more) in place.
 template <int E, class W>
-__device__ void warp_sort_words(W* a, int count) {
+__device__ TALLY_FORCEINLINE void warp_sort_registers(W (&v)[E]) {
   const int lane = static_cast<int>(threadIdx.x & 31);
-  W v[E];
-#pragma unroll
-  for (int j = 0; j < E; ++j) v[j] = 32 * j + lane < count ? a[32 * j + lane] : select_worst(W{});
 #pragma unroll
   for (int span = 2; span <= 32 * E; span *= 2) {
 #pragma unroll
@@ -393,9 +392,31 @@ __device__ void warp_sort_words(W* a, int count) {
       }
     }
   }
+}
+
+/// One warp sorts a[0..count) (count <= 32 E) best first in its registers.
+template <int E, class W>
+__device__ void warp_sort_words(W* a, int count) {
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  W v[E];
+#pragma unroll
+  for (int j = 0; j < E; ++j) v[j] = 32 * j + lane < count ? a[32 * j + lane] : select_worst(W{});
+  warp_sort_registers(v);
 #pragma unroll
   for (int j = 0; j < E; ++j)
     if (32 * j + lane < count) a[32 * j + lane] = v[j];
+}
+
+/// Lane `from`'s value of x, for any trivially copyable type of at most 8 bytes.
+template <class V>
+__device__ TALLY_FORCEINLINE V shfl_value(const V& x, int from) {
+  using Bits = std::conditional_t<(sizeof(V) <= 4), unsigned int, unsigned long long>;
+  Bits bits = 0;
+  memcpy(&bits, &x, sizeof(V));
+  bits = __shfl_sync(0xffffffffu, bits, from);
+  V y;
+  memcpy(&y, &bits, sizeof(V));
+  return y;
 }
 
 /// Sorts a[0..count) best first (count <= pieces_top_k_max_k): one warp's registers up to
@@ -532,7 +553,54 @@ constexpr std::size_t pieces_top_k_shared_bytes() {
          pieces_top_k_max_k * sizeof(std::int64_t);
 }
 
-/// Rows of at most pieces_top_k_warp_row items: a warp a row, its words sorted in its
+/// Rows of at most 32 items: a warp ranks pieces_top_k_rows_at_once rows at a time, an
+/// item a lane, all in registers (their loads in flight together; a row's sort is a
+/// network of shuffles; the values come back from the lane that read them).
+template <class W, class P>
+__device__ void top_k_short_rows(const P& p) {
+  using V = iter_value_t<decltype(p.first)>;
+  constexpr int at_once = pieces_top_k_rows_at_once;
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const std::int64_t warp = blockIdx.x * std::int64_t(blockDim.x / 32) + threadIdx.x / 32;
+  const std::int64_t warps = std::int64_t(gridDim.x) * (blockDim.x / 32);
+  const std::int64_t count = p.pieces.count();
+  for (std::int64_t base = warp * at_once; base < count; base += warps * at_once) {
+    V item[at_once];
+    W word[at_once][1];
+    int length[at_once];
+#pragma unroll
+    for (int r = 0; r < at_once; ++r) {
+      const std::int64_t s = base + r;
+      length[r] = s < count ? static_cast<int>(p.pieces.length(s)) : 0;
+      word[r][0] = select_worst(W{});
+      item[r] = V();
+      if (lane < length[r]) {
+        item[r] = p.first[p.pieces.begin(s) + lane];
+        word[r][0] = piece_word_of<W>(p, item[r], static_cast<std::uint32_t>(lane));
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < at_once; ++r) {
+      const std::int64_t s = base + r;
+      warp_sort_registers(word[r]);
+      const int position = static_cast<int>(piece_word_position(word[r][0]) & 31u);
+      const V value = shfl_value(item[r], position);  // every lane: a shuffle needs them all
+      if (s >= count) continue;
+      const std::int64_t out = s * p.k;
+      if (lane < p.k) {
+        if (lane < length[r]) {
+          p.values[out + lane] = value;
+          p.indices[out + lane] = position;
+        } else {
+          p.indices[out + lane] = -1;
+        }
+      }
+      for (std::int64_t j = 32 + lane; j < p.k; j += 32) p.indices[out + j] = -1;
+    }
+  }
+}
+
+/// Rows of 33 to pieces_top_k_warp_row items: a warp a row, its words sorted in its
 /// registers; its slices of the buffer (the words) and of `chosen` (the values, so that
 /// the writes need no second read of the input), pieces_top_k_warp_row entries a warp.
 template <class W, class P>
@@ -554,8 +622,7 @@ __device__ void top_k_warp_rows(const P& p, W* buffer, W* chosen) {
       words[i] = piece_word_of<W>(p, value, static_cast<std::uint32_t>(i));
     }
     __syncwarp();
-    if (length <= 32) warp_sort_words<1>(words, length);
-    else if (length <= 64) warp_sort_words<2>(words, length);
+    if (length <= 64) warp_sort_words<2>(words, length);
     else if (length <= 128) warp_sort_words<4>(words, length);
     else warp_sort_words<8>(words, length);
     __syncwarp();
@@ -585,7 +652,8 @@ __global__ __launch_bounds__(pieces_top_k_threads, 2) void top_k_pieces_kernel(
   __shared__ pieces_top_k_shared<W> sh;
   wait_for_prior_grids();
   if (p.warp_rows) {
-    top_k_warp_rows(p, buffer, chosen);
+    if (p.pieces.length(0) <= 32) top_k_short_rows<W>(p);  // rows: every row is as long
+    else top_k_warp_rows(p, buffer, chosen);
     return;
   }
   const std::int64_t blocks = p.pieces.count() * p.chunks;
