@@ -1,5 +1,5 @@
-// Reductions and arg-extrema over pieces with tally::host (the reference the device
-// backends must match: test/gpu/test_pieces.cu) and the checks of the pieces' arguments
+// Reductions, arg-extrema and top_k over pieces with tally::host (the reference the device
+// backends must match: test/gpu/test_pieces.cu, test_top_k_pieces.cu) and the checks of the pieces' arguments
 // (tally::error before any CUDA call, so also on a machine without a GPU). No GPU needed.
 #include "host_test_support.cuh"
 
@@ -95,6 +95,56 @@ TEST_CASE("pieces: tally::host max/min_element_into per piece: local index, firs
   tally::max_element_into(tally::host, data.data(), tally::segments(offsets.data(), 2), out.data());
   CHECK(out[0] == 0);
   CHECK(out[1] == 1);
+}
+
+TEST_CASE("pieces: tally::host top_k_into per piece: best first, ties by index, NaN greatest, -1 past a length") {
+  const std::vector<float> data = {1, 3, 3, 2,             // row 0: 3 (1), 3 (2), 2 (3)
+                                   5, nan_f, 7, nan_f,     // row 1: NaN (5), NaN (7), 7 (6)
+                                   -0.0f, 0.0f, -1, -1};   // row 2: -0 (8), +0 (9), -1 (10)
+  std::vector<float> values(9, 42.0f);
+  std::vector<std::int64_t> indices(9, 42);
+  tally::top_k_into(tally::host, data.data(), tally::rows(3, 4), 3, values.data(), indices.data());
+  CHECK(indices == std::vector<std::int64_t>{1, 2, 3, 1, 3, 2, 0, 1, 2});
+  CHECK(values[0] == 3.0f);
+  CHECK(std::isnan(values[3]));
+  CHECK(values[5] == 7.0f);
+  CHECK(std::signbit(values[6]));  // each item's own sign
+  CHECK(!std::signbit(values[7]));
+  // The smallest first; k past the lengths: index -1 and the value untouched there.
+  const std::vector<int> offsets = {4, 4, 6};  // an empty segment, then {5, NaN}
+  std::vector<float> small(6, 42.0f);
+  std::vector<std::int64_t> small_index(6, 42);
+  tally::top_k_into(tally::host, data.data(), tally::segments(offsets.data(), 2), 3, small.data(), small_index.data(),
+                    tally::greater<>{});
+  CHECK(small_index == std::vector<std::int64_t>{-1, -1, -1, 0, 1, -1});
+  CHECK(small[0] == 42.0f);
+  CHECK(small[3] == 5.0f);
+  CHECK(std::isnan(small[4]));
+  CHECK(small[5] == 42.0f);
+}
+
+TEST_CASE("pieces: top_k_into's bad arguments are a tally::error before any CUDA call, nothing written") {
+  std::vector<float> data(100, 1.0f);
+  std::vector<float> values(40, 0.0f);
+  std::vector<std::int64_t> indices(40, 0);
+  const char* top_k = "tally::top_k_into";
+  expect_error([&] { tally::top_k_into(tally::par, data.data(), tally::rows(4, 25), 0, values.data(), indices.data()); },
+               top_k, "k must be at least 1");
+  expect_error([&] { tally::top_k_into(tally::host, data.data(), tally::rows(4, 25), -2, values.data(), indices.data()); },
+               top_k, "k must be at least 1");
+  expect_error([&] { tally::top_k_into(tally::par, data.data(), tally::rows(4, 25), 2049, values.data(), indices.data()); },
+               top_k, "at most tally::max_top_k_pieces");
+  expect_error([&] { tally::top_k_into(tally::par, data.data(), tally::rows(4, 25, 10), 5, values.data(), indices.data()); },
+               top_k, "stride is smaller");
+  float* no_values = nullptr;
+  expect_error([&] { tally::top_k_into(tally::par, data.data(), tally::rows(4, 25), 5, no_values, indices.data()); },
+               top_k, "null pointer given for the values output");
+  volatile std::int64_t big_bits = 40;  // not a constant (see above)
+  const std::int64_t big = std::int64_t(1) << big_bits;
+  expect_error([&] { tally::top_k_into(tally::par, data.data(), tally::rows(big, 1), big, values.data(), indices.data()); },
+               top_k, "does not fit in 64 bits");
+  for (float x : values) CHECK(x == 0.0f);
+  for (std::int64_t i : indices) CHECK(i == 0);
 }
 
 TEST_CASE("pieces: bad pieces are a tally::error naming the algorithm, before any CUDA call") {
