@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build tally on a GPU machine and run everything that needs the GPU: the CTest suite
-# (host and GPU tests), every benchmark binary (through `tally bench`), and `tally verify`. Writes every log to
+# (host and GPU tests), every benchmark binary (through `tally bench`), `tally verify`, and
+# the Python package (pip install, pytest, python -m tally.bench). Writes every log to
 # $OUT (or <build dir>/logs) and prints a short summary last. Exits non-zero when any
 # step failed (the summary is printed anyway).
 #
@@ -16,6 +17,9 @@
 #   --sanitize        also run scripts/sanitize.sh (compute-sanitizer) over the GPU tests
 #   --arch LIST       CMAKE_CUDA_ARCHITECTURES (default: the project's rule, which is
 #                     CUDAARCHS, else the visible GPUs (native), else 90)
+#   --no-python       skip the Python package
+#   --python-only     only the Python package: pip install, pytest (and, unless
+#                     --tests-only, python -m tally.bench); no CMake build, CTest or bench
 #   --cccl-dir DIR    configure against this CCCL's cmake/cccl directory (e.g. CCCL 3.5
 #                     from PyPI; CCCL_DIR) instead of the toolkit's
 # The benchmarks run through `tally bench --json` (each bench_* binary once, its default
@@ -31,6 +35,8 @@ usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' 
 
 run_tests=1
 run_bench=1
+run_python=1
+run_cmake=1
 build=1
 build_dir=build/gpu
 filter=""
@@ -52,6 +58,8 @@ while (($#)); do
     --fuzz) [ $# -ge 2 ] || { usage >&2; exit 2; }; fuzz=$2; shift ;;
     --fuzz=*) fuzz=${1#*=} ;;
     --sanitize) sanitize=1 ;;
+    --no-python) run_python=0 ;;
+    --python-only) run_cmake=0 ;;
     --arch) [ $# -ge 2 ] || { usage >&2; exit 2; }; arch=$2; shift ;;
     --arch=*) arch=${1#*=} ;;
     --cccl-dir) [ $# -ge 2 ] || { usage >&2; exit 2; }; cccl_dir=$2; shift ;;
@@ -89,7 +97,7 @@ failed=()  # names of the steps that failed
 step() { echo; echo "=== $*"; }
 
 # --- configure and build --------------------------------------------------------------
-if ((build)); then
+if ((build && run_cmake)); then
   step "configure ($build_dir)"
   cmake_args=(-S "$root" -B "$build_dir" -G Ninja
     -DCMAKE_BUILD_TYPE=Release
@@ -131,7 +139,7 @@ device=$(echo "$device" | paste -sd ';' - | sed 's/;/; /g')
 # --- tests ----------------------------------------------------------------------------
 ctest_summary="not run"
 verify_line="not run"
-if ((run_tests)); then
+if ((run_tests && run_cmake)); then
   step "ctest${filter:+ -R $filter}"
   ctest_args=(--test-dir "$build_dir" --output-on-failure --no-tests=error)
   [ -n "$filter" ] && ctest_args+=(-R "$filter")
@@ -180,7 +188,7 @@ fi
 # in the log directory: their Markdown tables (bench_reduce.md, ...) land there, and their
 # rows in bench.json (JSON Lines), which `tally plot` draws into charts/.
 tables=()
-if ((run_bench)); then
+if ((run_bench && run_cmake)); then
   step "tally bench ${TALLY_BENCH_ARGS:-}"
   marker="$log_dir/.bench-start"
   touch "$marker"
@@ -202,24 +210,60 @@ if ((run_bench)); then
   fi
 fi
 
+# --- the Python package -----------------------------------------------------------------
+# Built offline (--no-build-isolation: the machine's scikit-build-core and nanobind) into
+# <build dir>/python-site, put first on PYTHONPATH; the tests and the benchmark import it.
+pytest_line="not run"
+pybench_line="not run"
+if ((run_python)); then
+  site="$build_dir/python-site"
+  step "pip install ./python -> $site"
+  SECONDS=0
+  rm -rf "$site"
+  if CMAKE_BUILD_PARALLEL_LEVEL=$jobs python3 -m pip install --no-build-isolation --no-deps --target "$site" \
+       ${arch:+--config-settings=cmake.define.CMAKE_CUDA_ARCHITECTURES="$arch"} "$root/python" 2>&1 |
+       tee "$log_dir/pip.log"; then
+    echo "pip install took ${SECONDS}s; $(du -h "$site"/tally/_tally*.so | cut -f1) module"
+    export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
+    if ((run_tests)); then
+      step "pytest"
+      (cd "$root/python" && python3 -m pytest -q -rs tests) 2>&1 | tee "$log_dir/pytest.log"
+      ((PIPESTATUS[0] == 0)) || failed+=("pytest")
+      pytest_line=$(grep -E '(passed|failed|error)' "$log_dir/pytest.log" | tail -n 1)
+    fi
+    if ((run_bench)); then
+      step "python -m tally.bench"
+      python3 -m tally.bench --md "$log_dir/bench_python.md" 2>&1 | tee "$log_dir/pybench.log"
+      ((PIPESTATUS[0] == 0)) || failed+=("python bench")
+      pybench_line="$log_dir/bench_python.md"
+    fi
+  else
+    failed+=("pip install")
+  fi
+fi
+
 # --- summary (last) -------------------------------------------------------------------
 echo
 echo "=== summary"
 echo "device:  $device"
 echo "commit:  $commit"
-if ((run_tests)); then
+if ((run_tests && run_cmake)); then
   echo "ctest:   $ctest_summary"
   echo "verify:  $verify_line"
   ((fuzz > 0)) && echo "fuzz:    $fuzz_line"
   ((sanitize)) && echo "$sanitize_lines" | sed 's/^/sanitize: /'
 fi
-if ((run_bench)); then
+if ((run_bench && run_cmake)); then
   if ((${#tables[@]})); then
     echo "tables:  ${tables[0]}"
     for t in "${tables[@]:1}"; do echo "         $t"; done
   else
     echo "tables:  none"
   fi
+fi
+if ((run_python)); then
+  ((run_tests)) && echo "pytest:  $pytest_line"
+  ((run_bench)) && echo "python bench: $pybench_line"
 fi
 echo "logs:    $log_dir"
 if ((${#failed[@]})); then

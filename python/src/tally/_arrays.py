@@ -1,0 +1,269 @@
+"""CUDA arrays of PyTorch, CuPy, JAX and any ``__cuda_array_interface__`` producer, seen
+as what the kernels need (address, shape, strides in items, dtype name, device, stream),
+and outputs allocated by the input's own framework on its current stream.
+
+One adapter class per framework; ``view(x, name)`` picks it. Every adapter answers the
+same questions, so tally/_ops.py never asks which framework it holds.
+"""
+
+from __future__ import annotations
+
+import sys
+
+# dtype names the kernels serve (python/ext/dtypes.cuh); bool travels as uint8.
+KERNEL_DTYPES = frozenset(
+    "float16 bfloat16 float32 float64 int8 int16 int32 int64 uint8 uint16 uint32 uint64".split()
+)
+
+
+class ArrayView:
+    """A CUDA array as the kernels see it; ``adapter`` allocates and reshapes like it."""
+
+    __slots__ = ("obj", "adapter", "ptr", "shape", "strides", "dtype", "itemsize", "device")
+
+    def __init__(self, obj, adapter, ptr, shape, strides, dtype, itemsize, device):
+        self.obj = obj
+        self.adapter = adapter
+        self.ptr = ptr
+        self.shape = tuple(shape)
+        self.strides = tuple(strides)  # in items
+        self.dtype = dtype  # framework-neutral name: "float32", "bool", ...
+        self.itemsize = itemsize
+        self.device = device
+
+    @property
+    def size(self):
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    @property
+    def kernel_dtype(self):
+        return "uint8" if self.dtype == "bool" else self.dtype
+
+    def is_contiguous(self):
+        expected = 1
+        for extent, stride in zip(reversed(self.shape), reversed(self.strides)):
+            if extent != 1 and stride != expected:
+                return False
+            expected *= extent
+        return True
+
+
+def _fail_not_cuda(name, x, where):
+    raise TypeError(f"tally: {name} must be a CUDA array (PyTorch, CuPy, JAX or __cuda_array_interface__); "
+                    f"got {type(x).__module__}.{type(x).__qualname__}{where}")
+
+
+class _Torch:
+    name = "torch"
+
+    def __init__(self):
+        import torch
+
+        self.torch = torch
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        self._raw_stream = raw if raw is not None else (lambda d: torch.cuda.current_stream(d).cuda_stream)
+
+    def view(self, x, name):
+        if not x.is_cuda:
+            _fail_not_cuda(name, x, f" on {x.device}")
+        dtype = str(x.dtype)[6:]  # "torch.float32" -> "float32"
+        return ArrayView(x, self, x.data_ptr(), x.shape, x.stride(), dtype, x.element_size(), x.device.index)
+
+    def stream(self, v):
+        return self._raw_stream(v.device)
+
+    def empty(self, v, shape, dtype):
+        return self.torch.empty(shape, dtype=getattr(self.torch, dtype), device=v.obj.device)
+
+    def contiguous_last(self, v, dim):
+        x = v.obj if dim is None or dim == len(v.shape) - 1 else self.torch.movedim(v.obj, dim, -1)
+        return self.view(x.contiguous(), "x")
+
+    def copy(self, x):
+        return x.clone()
+
+    def result(self, out, dtype):
+        return out
+
+    def finish(self, v):
+        pass
+
+
+class _CuPy:
+    name = "cupy"
+
+    def __init__(self):
+        import cupy
+
+        self.cupy = cupy
+
+    def view(self, x, name):
+        itemsize = x.dtype.itemsize
+        if any(s % itemsize for s in x.strides):
+            raise ValueError(f"tally: {name}'s strides are not whole items")
+        return ArrayView(x, self, x.data.ptr, x.shape, tuple(s // itemsize for s in x.strides), x.dtype.name,
+                         itemsize, x.device.id)
+
+    def stream(self, v):
+        with self.cupy.cuda.Device(v.device):
+            return self.cupy.cuda.get_current_stream().ptr
+
+    def empty(self, v, shape, dtype):
+        with self.cupy.cuda.Device(v.device):
+            return self.cupy.empty(shape, dtype=dtype)
+
+    def contiguous_last(self, v, dim):
+        x = v.obj if dim is None or dim == len(v.shape) - 1 else self.cupy.moveaxis(v.obj, dim, -1)
+        with self.cupy.cuda.Device(v.device):
+            return self.view(self.cupy.ascontiguousarray(x), "x")
+
+    def copy(self, x):
+        return x.copy()
+
+    def result(self, out, dtype):
+        return out
+
+    def finish(self, v):
+        pass
+
+
+class _Jax:
+    """JAX arrays are immutable and JAX does not share its streams: tally waits for the
+    input, writes fresh output buffers on the device's default stream and waits for that
+    stream before it returns them (a synchronous call)."""
+
+    name = "jax"
+
+    def __init__(self):
+        import jax
+        import jax.numpy as jnp
+
+        self.jax = jax
+        self.jnp = jnp
+
+    def view(self, x, name):
+        devices = list(x.devices())
+        if len(devices) != 1 or devices[0].platform != "gpu":
+            _fail_not_cuda(name, x, f" on {devices}")
+        x.block_until_ready()
+        shape = x.shape
+        strides, step = [], 1
+        for extent in reversed(shape):
+            strides.append(step)
+            step *= extent
+        dtype = str(x.dtype)
+        return ArrayView(x, self, x.unsafe_buffer_pointer(), shape, tuple(reversed(strides)), dtype,
+                         x.dtype.itemsize, devices[0].local_hardware_id)
+
+    def stream(self, v):
+        return 0
+
+    def empty(self, v, shape, dtype):
+        if dtype in ("int64", "uint64") and not self.jax.config.jax_enable_x64:
+            # Without jax_enable_x64 JAX has no 64-bit arrays (jnp.empty would quietly give
+            # int32): the kernels' 64-bit results go to pairs of uint32 and result() keeps
+            # the low word, as JAX's own int32 argmax and sums would hold them.
+            shape = tuple(shape) + (2,)
+            dtype = "uint32"
+        out = self.jax.device_put(self.jnp.empty(shape, dtype=dtype), list(v.obj.devices())[0])
+        return out.block_until_ready()
+
+    def result(self, out, dtype):
+        if dtype in ("int64", "uint64") and not self.jax.config.jax_enable_x64:
+            narrow = self.jnp.int32 if dtype == "int64" else self.jnp.uint32
+            return self.jax.lax.bitcast_convert_type(out[..., 0], narrow)  # little-endian: the low word
+        return out
+
+    def contiguous_last(self, v, dim):
+        x = v.obj if dim is None or dim == len(v.shape) - 1 else self.jnp.moveaxis(v.obj, dim, -1)
+        return self.view(x, "x")
+
+    def copy(self, x):
+        return self.jnp.array(x, copy=True)
+
+    def finish(self, v):
+        from . import _tally
+
+        _tally.synchronize(v.device, 0)
+
+
+class _Interface:
+    """Any other producer of __cuda_array_interface__ (Numba, ...): outputs are Numba
+    device arrays (Numba must be installed); work is ordered on the producer's stream."""
+
+    name = "cuda_array_interface"
+
+    _typestr = {"f2": "float16", "f4": "float32", "f8": "float64", "i1": "int8", "i2": "int16", "i4": "int32",
+                "i8": "int64", "u1": "uint8", "u2": "uint16", "u4": "uint32", "u8": "uint64", "b1": "bool"}
+
+    def view(self, x, name):
+        cai = x.__cuda_array_interface__
+        typestr = cai["typestr"]
+        dtype = self._typestr.get(typestr[1:])
+        if dtype is None:
+            raise TypeError(f"tally: {name} has an unsupported dtype {typestr!r}")
+        itemsize = int(typestr[2:])
+        shape = tuple(cai["shape"])
+        if cai.get("strides") is None:
+            strides, step = [], 1
+            for extent in reversed(shape):
+                strides.append(step)
+                step *= extent
+            strides = tuple(reversed(strides))
+        else:
+            strides = tuple(s // itemsize for s in cai["strides"])
+        from . import _tally
+
+        v = ArrayView(x, self, cai["data"][0], shape, strides, dtype, itemsize, _tally.device_of(cai["data"][0]))
+        return v
+
+    def stream(self, v):
+        stream = v.obj.__cuda_array_interface__.get("stream")
+        return 0 if stream in (None, 1, 2) else stream  # 1, 2: the legacy / per-thread default
+
+    def empty(self, v, shape, dtype):
+        from numba import cuda
+
+        return cuda.device_array(shape, dtype=dtype)
+
+    def contiguous_last(self, v, dim):
+        raise ValueError("tally: an array of __cuda_array_interface__ must have contiguous rows "
+                         "(dim = the last, unit stride); copy it first")
+
+    def copy(self, x):
+        return x.copy_to_device(x)
+
+    def result(self, out, dtype):
+        return out
+
+    def finish(self, v):
+        pass
+
+
+_adapters = {}
+
+
+def _adapter(kind):
+    a = _adapters.get(kind)
+    if a is None:
+        a = _adapters[kind] = {"torch": _Torch, "cupy": _CuPy, "jax": _Jax, "cai": _Interface}[kind]()
+    return a
+
+
+def view(x, name):
+    """The ArrayView of x; TypeError when x is not a CUDA array of a known kind."""
+    module = type(x).__module__
+    if module.startswith("torch") and "torch" in sys.modules:
+        kind = "torch"
+    elif module.startswith("cupy"):
+        kind = "cupy"
+    elif module.startswith(("jax", "jaxlib")) and hasattr(x, "unsafe_buffer_pointer"):
+        kind = "jax"
+    elif hasattr(x, "__cuda_array_interface__"):
+        kind = "cai"
+    else:
+        _fail_not_cuda(name, x, "")
+    return _adapter(kind).view(x, name)
