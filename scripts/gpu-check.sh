@@ -9,7 +9,7 @@
 #                             [--build-dir DIR] [--filter REGEX] [--targets "A B"]
 #   --tests-only      build without benchmarks; run CTest and `tally verify` only
 #   --bench-only      build without tests; run the benchmarks only
-#   --no-build        use the existing build directory as it is
+#   --no-build        use the existing build directory as it is (and its python-site)
 #   --build-dir DIR   build directory (default: build/gpu)
 #   --filter REGEX    run only the CTest tests matching REGEX (ctest -R)
 #   --targets "A B"   build only these targets (e.g. when device time is short)
@@ -219,12 +219,19 @@ if ((run_python)); then
   site="$build_dir/python-site"
   step "pip install ./python -> $site"
   SECONDS=0
-  rm -rf "$site"
-  if CMAKE_BUILD_PARALLEL_LEVEL=$jobs python3 -m pip install --no-build-isolation --no-deps --target "$site" \
+  if ((!build)) && [ -d "$site/tally" ]; then
+    echo "--no-build: using $site as it is"
+    export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
+    python_ready=1
+  fi
+  ((build)) && rm -rf "$site"
+  if ((${python_ready:-0})) || CMAKE_BUILD_PARALLEL_LEVEL=$jobs python3 -m pip install --no-build-isolation --no-deps --target "$site" \
        ${arch:+--config-settings=cmake.define.CMAKE_CUDA_ARCHITECTURES="$arch"} "$root/python" 2>&1 |
        tee "$log_dir/pip.log"; then
-    echo "pip install took ${SECONDS}s; $(du -h "$site"/tally/_tally*.so | cut -f1) module"
-    export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
+    if ! ((${python_ready:-0})); then
+      echo "pip install took ${SECONDS}s; $(du -h "$site"/tally/_tally*.so | cut -f1) module"
+      export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
+    fi
     if ((run_tests)); then
       step "pytest"
       (cd "$root/python" && python3 -m pytest -q -rs tests) 2>&1 | tee "$log_dir/pytest.log"

@@ -39,6 +39,7 @@ NB_MODULE(_tally, m) {
   m.def("select", &tally_python::select, "itemsize"_a, "x"_a, "mask"_a, "n"_a, "out"_a, "count"_a, "ordered"_a,
         "device"_a, "stream"_a, release);
   m.def("device_of", &tally_python::device_of, "pointer"_a);
-  m.def("read_int64", &tally_python::read_int64, "pointer"_a, "device"_a, "stream"_a, release);
+  m.def("count_slot", &tally_python::count_slot, "device"_a);
+  m.def("read_count", &tally_python::read_count, "slot"_a, "device"_a, "stream"_a, release);
   m.def("synchronize", &tally_python::synchronize, "device"_a, "stream"_a, release);
 }

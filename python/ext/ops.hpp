@@ -45,8 +45,11 @@ void select(int itemsize, address x, address mask, std::int64_t n, address out, 
 
 /// The CUDA device that holds `pointer` (std::invalid_argument when it is host memory).
 int device_of(address pointer);
-/// Waits for `stream` and returns the int64 at `pointer`.
-std::int64_t read_int64(address pointer, int device, address stream);
+/// A mapped, pinned int64 of the calling thread for `device`: kernels write it, the host
+/// reads it after read_count's stream wait (select's count).
+address count_slot(int device);
+/// Waits for `stream` and returns the int64 in `slot` (from count_slot).
+std::int64_t read_count(address slot, int device, address stream);
 /// Waits for `stream`.
 void synchronize(int device, address stream);
 

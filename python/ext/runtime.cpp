@@ -1,11 +1,12 @@
 // Small runtime helpers the Python layer needs besides the kernels: the device of an
-// address, reading a count back, waiting for a stream.
+// address, a count the host can read, waiting for a stream.
 #include "ops.hpp"
 
 #include <cuda_runtime.h>
 
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 
 namespace tally_python {
 namespace {
@@ -38,14 +39,26 @@ int device_of(address pointer) {
   return attributes.device;
 }
 
-std::int64_t read_int64(address pointer, int device, address stream) {
+address count_slot(int device) {
+  // One mapped, pinned int64 per thread and device, allocated once: the kernel writes the
+  // count straight into host memory, so reading it back is a stream wait, not a copy (a
+  // device-to-host copy to pageable memory costs a launch and a staging copy per call).
+  thread_local std::unordered_map<int, std::int64_t*> slots;
+  std::int64_t*& slot = slots[device];
+  if (slot == nullptr) {
+    device_guard guard(device);
+    void* p = nullptr;
+    check(cudaHostAlloc(&p, sizeof(std::int64_t), cudaHostAllocMapped | cudaHostAllocPortable),
+          "allocating the count slot");
+    slot = static_cast<std::int64_t*>(p);
+  }
+  return reinterpret_cast<address>(slot);
+}
+
+std::int64_t read_count(address slot, int device, address stream) {
   device_guard guard(device);
-  std::int64_t value = 0;
-  auto s = reinterpret_cast<cudaStream_t>(stream);
-  check(cudaMemcpyAsync(&value, reinterpret_cast<const void*>(pointer), sizeof value, cudaMemcpyDeviceToHost, s),
-        "reading a count");
-  check(cudaStreamSynchronize(s), "waiting for the stream");
-  return value;
+  check(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream)), "waiting for the stream");
+  return *reinterpret_cast<const volatile std::int64_t*>(slot);
 }
 
 void synchronize(int device, address stream) {

@@ -65,18 +65,30 @@ class _Torch:
         self.torch = torch
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
         self._raw_stream = raw if raw is not None else (lambda d: torch.cuda.current_stream(d).cuda_stream)
+        # torch.dtype -> (name, itemsize) and back: a call's fixed cost is Python's, so the
+        # per-call work avoids building strings and device objects.
+        self._names = {}
+        self._dtypes = {}
 
     def view(self, x, name):
         if not x.is_cuda:
             _fail_not_cuda(name, x, f" on {x.device}")
-        dtype = str(x.dtype)[6:]  # "torch.float32" -> "float32"
-        return ArrayView(x, self, x.data_ptr(), x.shape, x.stride(), dtype, x.element_size(), x.device.index)
+        known = self._names.get(x.dtype)
+        if known is None:
+            known = self._names[x.dtype] = (str(x.dtype)[6:], x.element_size())  # "torch.float32" -> "float32"
+        return ArrayView(x, self, x.data_ptr(), x.shape, x.stride(), known[0], known[1], x.get_device())
+
+    def ptr(self, out):
+        return out.data_ptr()
 
     def stream(self, v):
         return self._raw_stream(v.device)
 
     def empty(self, v, shape, dtype):
-        return self.torch.empty(shape, dtype=getattr(self.torch, dtype), device=v.obj.device)
+        torch_dtype = self._dtypes.get(dtype)
+        if torch_dtype is None:
+            torch_dtype = self._dtypes[dtype] = getattr(self.torch, dtype)
+        return self.torch.empty(shape, dtype=torch_dtype, device=v.device)
 
     def contiguous_last(self, v, dim):
         x = v.obj if dim is None or dim == len(v.shape) - 1 else self.torch.movedim(v.obj, dim, -1)
@@ -106,6 +118,9 @@ class _CuPy:
             raise ValueError(f"tally: {name}'s strides are not whole items")
         return ArrayView(x, self, x.data.ptr, x.shape, tuple(s // itemsize for s in x.strides), x.dtype.name,
                          itemsize, x.device.id)
+
+    def ptr(self, out):
+        return out.data.ptr
 
     def stream(self, v):
         with self.cupy.cuda.Device(v.device):
@@ -157,6 +172,9 @@ class _Jax:
         dtype = str(x.dtype)
         return ArrayView(x, self, x.unsafe_buffer_pointer(), shape, tuple(reversed(strides)), dtype,
                          x.dtype.itemsize, devices[0].local_hardware_id)
+
+    def ptr(self, out):
+        return out.unsafe_buffer_pointer()
 
     def stream(self, v):
         return 0
@@ -219,6 +237,9 @@ class _Interface:
 
         v = ArrayView(x, self, cai["data"][0], shape, strides, dtype, itemsize, _tally.device_of(cai["data"][0]))
         return v
+
+    def ptr(self, out):
+        return out.__cuda_array_interface__["data"][0]
 
     def stream(self, v):
         stream = v.obj.__cuda_array_interface__.get("stream")

@@ -69,14 +69,19 @@ def _reduce(kernel, fn, x, dim, out_dtype_of, empty_ok):
     out_dtype = out_dtype_of(v)
     out = v.adapter.empty(v, lead, out_dtype)
     if rows > 0:
-        out_view = v.adapter.view(out, "out")
-        kernel(v.kernel_dtype, v.ptr, rows, length, stride, out_view.ptr, v.device, v.adapter.stream(v))
+        kernel(v.kernel_dtype, v.ptr, rows, length, stride, v.adapter.ptr(out), v.device, v.adapter.stream(v))
         v.adapter.finish(v)
     return v.adapter.result(out, out_dtype)
 
 
+_SUM_DTYPES = {"bool": "int64"}
+
+
 def _sum_dtype(v):
-    return "int64" if v.dtype == "bool" else _tally.sum_dtype(v.dtype)
+    d = _SUM_DTYPES.get(v.dtype)
+    if d is None:
+        d = _SUM_DTYPES[v.dtype] = _tally.sum_dtype(v.dtype)
+    return d
 
 
 def _same_dtype(v):
@@ -141,7 +146,7 @@ def top_k(x, k, dim=-1, largest=True):
     indices = adapter.empty(v, lead + (k,), "int64")
     if rows > 0:
         stream = adapter.stream(v)
-        vp, ip = adapter.view(values, "values").ptr, adapter.view(indices, "indices").ptr
+        vp, ip = adapter.ptr(values), adapter.ptr(indices)
         dtype = v.kernel_dtype
         if rows == 1 and (ndim <= 1 or k > MAX_TOP_K_ROWS):
             _tally.top_k_flat(dtype, v.ptr, length, k, largest, vp, ip, v.device, stream)
@@ -190,10 +195,9 @@ def select(x, mask, ordered=True):
     out = adapter.empty(v, (n,), v.dtype)
     if n == 0:
         return out
-    count = adapter.empty(v, (1,), "int64")
     stream = adapter.stream(v)
-    _tally.select(v.itemsize, v.ptr, m.ptr, n, adapter.view(out, "out").ptr, adapter.view(count, "count").ptr,
-                  ordered, v.device, stream)
-    selected = _tally.read_int64(adapter.view(count, "count").ptr, v.device, stream)
+    slot = _tally.count_slot(v.device)
+    _tally.select(v.itemsize, v.ptr, m.ptr, n, adapter.ptr(out), slot, ordered, v.device, stream)
+    selected = _tally.read_count(slot, v.device, stream)
     # A small selection gets its own array, so that the input-sized one can be freed.
     return out[:selected] if 2 * selected >= n else adapter.copy(out[:selected])
