@@ -23,19 +23,22 @@ T* as_pointer(std::uintptr_t address) {
   return reinterpret_cast<T*>(address);
 }
 
-/// Runs f() with `device` current; restores the caller's device afterwards.
+/// Runs f() with `device` current; restores the caller's device afterwards (the usual
+/// case, the array on the current device, costs one cudaGetDevice).
 template <class F>
 void on_device(int device, F&& f) {
   int previous = 0;
-  if (cudaGetDevice(&previous) != cudaSuccess || cudaSetDevice(device) != cudaSuccess) {
+  if (cudaGetDevice(&previous) != cudaSuccess || (previous != device && cudaSetDevice(device) != cudaSuccess)) {
     const cudaError_t code = cudaGetLastError();
     throw std::runtime_error(std::string("tally: cannot use CUDA device ") + std::to_string(device) + " (" +
                              cudaGetErrorName(code) + ": " + cudaGetErrorString(code) + ")");
   }
   struct restore {
-    int device;
-    ~restore() { cudaSetDevice(device); }
-  } restore_previous{previous};
+    int previous, device;
+    ~restore() {
+      if (previous != device) cudaSetDevice(previous);
+    }
+  } restore_previous{previous, device};
   try {
     f();
   } catch (const tally::cuda_error& e) {

@@ -69,6 +69,7 @@ class _Torch:
         # per-call work avoids building strings and device objects.
         self._names = {}
         self._dtypes = {}
+        self._devices = {}
 
     def view(self, x, name):
         if not x.is_cuda:
@@ -88,7 +89,10 @@ class _Torch:
         torch_dtype = self._dtypes.get(dtype)
         if torch_dtype is None:
             torch_dtype = self._dtypes[dtype] = getattr(self.torch, dtype)
-        return self.torch.empty(shape, dtype=torch_dtype, device=v.device)
+        device = self._devices.get(v.device)
+        if device is None:
+            device = self._devices[v.device] = self.torch.device("cuda", v.device)
+        return self.torch.empty(shape, dtype=torch_dtype, device=device)
 
     def contiguous_last(self, v, dim):
         x = v.obj if dim is None or dim == len(v.shape) - 1 else self.torch.movedim(v.obj, dim, -1)
