@@ -14,8 +14,9 @@ usage: scripts/bench_pieces_torch.py [--md FILE]
 Prints a Markdown table (and writes it to --md FILE when given).
 """
 import argparse
-import statistics
+import importlib.util
 import sys
+from pathlib import Path
 
 SHAPES = [
     ("1x131072", 1, 131072, False),
@@ -31,46 +32,33 @@ SHAPES = [
 LONG_ONE = {"CSR 2^16 + one 2^24": 1 << 24}  # the middle segment's length instead
 BUDGET = 512 << 20
 TOP_KS = (32, 50, 256)
+HARNESS = None
 
 
-def time_calls(torch, call, copies, loops=7, min_calls=20, min_ms=2.0):
-    """Median over loops of the mean µs per call; call(k) runs on copy k % copies."""
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    for k in range(3):  # warm up
-        call(k)
-    torch.cuda.synchronize()
-    calls = min_calls
-    while True:  # calls per loop: at least min_calls, about min_ms long
-        start.record()
-        for k in range(calls):
-            call(k)
-        stop.record()
-        stop.synchronize()
-        if start.elapsed_time(stop) >= min_ms or calls >= 1 << 16:
-            break
-        calls *= 2
-    means = []
-    for _ in range(loops):
-        start.record()
-        for k in range(calls):
-            call(k)
-        stop.record()
-        stop.synchronize()
-        means.append(start.elapsed_time(stop) * 1e3 / calls)
-    return statistics.median(means)
+def load_harness():
+    """The one Python timing harness, python/src/tally/bench.py, loaded by its path (it
+    needs neither the tally package nor its compiled module to time torch)."""
+    path = Path(__file__).resolve().parents[1] / "python" / "src" / "tally" / "bench.py"
+    spec = importlib.util.spec_from_file_location("tally_bench_harness", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def time_calls(torch, call, copies):
+    """Median over 7 loops of the mean µs per call (tally.bench's method); call(k) runs on
+    copy k % copies."""
+    return HARNESS.time_interleaved(torch, {"torch": call})["torch"]
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--md", help="write the Markdown table here too")
     args = parser.parse_args()
-    try:
-        import torch
-    except ImportError:
-        print("bench_pieces_torch: no torch", file=sys.stderr)
-        return 2
-    if not torch.cuda.is_available():
-        print("bench_pieces_torch: no CUDA device", file=sys.stderr)
+    global HARNESS
+    HARNESS = load_harness()
+    torch = HARNESS.cuda_torch("bench_pieces_torch")
+    if torch is None:
         return 2
     gen = torch.Generator(device="cuda").manual_seed(2026)
     sums, argmaxes = [], []

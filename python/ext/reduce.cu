@@ -33,6 +33,18 @@ void reduce_rows(address x, std::int64_t rows, std::int64_t length, std::int64_t
   });
 }
 
+// max or min (Op = tally::maximum / tally::minimum) in the input's type, from the op's
+// identity (-inf / NaN for floats: the library's order).
+template <template <class> class Op>
+void fold_rows(const std::string& dtype, address x, std::int64_t rows, std::int64_t length, std::int64_t stride,
+               address out, int device, address stream) {
+  for_dtype(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    reduce_rows<T, T>(x, rows, length, stride, out, device, stream, tally::identity_element<Op<T>, T>::value(),
+                      Op<T>{});
+  });
+}
+
 }  // namespace
 
 std::string sum_dtype(const std::string& dtype) {
@@ -58,20 +70,12 @@ void sum_rows(const std::string& dtype, address x, std::int64_t rows, std::int64
 
 void max_rows(const std::string& dtype, address x, std::int64_t rows, std::int64_t length, std::int64_t stride,
               address out, int device, address stream) {
-  for_dtype(dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    reduce_rows<T, T>(x, rows, length, stride, out, device, stream, tally::identity_element<tally::maximum<T>, T>::value(),
-                      tally::maximum<T>{});
-  });
+  fold_rows<tally::maximum>(dtype, x, rows, length, stride, out, device, stream);
 }
 
 void min_rows(const std::string& dtype, address x, std::int64_t rows, std::int64_t length, std::int64_t stride,
               address out, int device, address stream) {
-  for_dtype(dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    reduce_rows<T, T>(x, rows, length, stride, out, device, stream, tally::identity_element<tally::minimum<T>, T>::value(),
-                      tally::minimum<T>{});
-  });
+  fold_rows<tally::minimum>(dtype, x, rows, length, stride, out, device, stream);
 }
 
 }  // namespace tally_python

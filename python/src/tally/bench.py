@@ -121,18 +121,26 @@ def cases(torch, cupy, tally, gen):
         yield f"select int32 50% 2^{n.bit_length() - 1}", lambda n=n: select_case(n)
 
 
+def cuda_torch(who):
+    """torch, when it is installed and sees a CUDA device; else None, after saying why."""
+    try:
+        import torch
+    except ImportError:
+        print(f"{who}: needs torch", file=sys.stderr)
+        return None
+    if not torch.cuda.is_available():
+        print(f"{who}: no CUDA device", file=sys.stderr)
+        return None
+    return torch
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="run only the cases whose label contains this")
     parser.add_argument("--md", help="write the Markdown table here too")
     args = parser.parse_args(argv)
-    try:
-        import torch
-    except ImportError:
-        print("tally.bench: needs torch", file=sys.stderr)
-        return 2
-    if not torch.cuda.is_available():
-        print("tally.bench: no CUDA device", file=sys.stderr)
+    torch = cuda_torch("tally.bench")
+    if torch is None:
         return 2
     try:
         import cupy
