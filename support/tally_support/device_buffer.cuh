@@ -47,7 +47,14 @@ class device_buffer {
   /// Copies `host` into the buffer (synchronous); the sizes must match.
   void copy_from_host(const std::vector<T>& host) {
     if (host.size() != size_) throw std::invalid_argument("device_buffer::copy_from_host: size mismatch");
-    if (size_ != 0) TALLY_SUPPORT_CHECK(cudaMemcpy(data_, host.data(), bytes(), cudaMemcpyHostToDevice));
+    if (size_ != 0) {
+      TALLY_SUPPORT_CHECK(cudaMemcpy(data_, host.data(), bytes(), cudaMemcpyHostToDevice));
+      // From pageable memory cudaMemcpy may return before the DMA into data_ is done (it
+      // returns once the host buffer is staged): work on a non-blocking stream could then
+      // be overwritten by the copy's tail. Seen: top_k's -1 past a row's length replaced
+      // by the test's -7 guards near the end of a 655 KB buffer (test_top_k_pieces, H100).
+      TALLY_SUPPORT_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+    }
   }
   /// Copies the buffer into `host`, resizing it (synchronous).
   void copy_to_host(std::vector<T>& host) const {
