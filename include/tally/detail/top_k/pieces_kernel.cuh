@@ -53,6 +53,8 @@ inline constexpr int pieces_top_k_capacity = 4096;
 /// The largest k over pieces: the running list and a window's k best fit the buffer.
 inline constexpr std::int64_t pieces_top_k_max_k = 2048;
 inline constexpr int pieces_top_k_samples = 1024;
+/// Samples are drawn as runs of this many adjacent items (one memory sector).
+inline constexpr int pieces_top_k_sample_run = 4;
 /// Items of a piece ranked at a time. 1024 samples of 2^17 items (one in 128) give a
 /// threshold that about k + (3 sqrt(k / 128) + 3) 128 items beat: 670 for k = 50, 2500 for
 /// k = 1024, so that k + the window's candidates fit the buffer; windows longer would
@@ -394,17 +396,18 @@ __device__ TALLY_FORCEINLINE void warp_sort_registers(W (&v)[E]) {
   }
 }
 
-/// One warp sorts a[0..count) (count <= 32 E) best first in its registers.
+/// One warp sorts from[0..count) (count <= 32 E) best first in its registers and writes
+/// the best `keep` of them to to[0..keep) (to may be from).
 template <int E, class W>
-__device__ void warp_sort_words(W* a, int count) {
+__device__ void warp_sort_words(const W* from, W* to, int count, int keep) {
   const int lane = static_cast<int>(threadIdx.x & 31);
   W v[E];
 #pragma unroll
-  for (int j = 0; j < E; ++j) v[j] = 32 * j + lane < count ? a[32 * j + lane] : select_worst(W{});
+  for (int j = 0; j < E; ++j) v[j] = 32 * j + lane < count ? from[32 * j + lane] : select_worst(W{});
   warp_sort_registers(v);
 #pragma unroll
   for (int j = 0; j < E; ++j)
-    if (32 * j + lane < count) a[32 * j + lane] = v[j];
+    if (32 * j + lane < keep) to[32 * j + lane] = v[j];
 }
 
 /// Lane `from`'s value of x, for any trivially copyable type of at most 8 bytes.
@@ -419,18 +422,25 @@ __device__ TALLY_FORCEINLINE V shfl_value(const V& x, int from) {
   return y;
 }
 
+/// The best `keep` of from[0..count) (count <= 256) to to[0..keep), sorted best first, in
+/// one warp's registers. Ends synchronised.
+template <class W>
+__device__ void sort_best_words(const W* from, W* to, int count, int keep) {
+  if (threadIdx.x < 32) {
+    if (count <= 64) warp_sort_words<2>(from, to, count, keep);
+    else if (count <= 128) warp_sort_words<4>(from, to, count, keep);
+    else warp_sort_words<8>(from, to, count, keep);
+  }
+  __syncthreads();
+}
+
 /// Sorts a[0..count) best first (count <= pieces_top_k_max_k): one warp's registers up to
 /// 256 (a block's bitonic network in shared memory pays a barrier a stage: 36 of them
 /// for 256 words took 10 µs on the H200), the block's network above. Ends synchronised.
 template <class W>
 __device__ void sort_words(W* a, int count) {
   if (count <= 256) {
-    if (threadIdx.x < 32) {
-      if (count <= 64) warp_sort_words<2>(a, count);
-      else if (count <= 128) warp_sort_words<4>(a, count);
-      else warp_sort_words<8>(a, count);
-    }
-    __syncthreads();
+    sort_best_words(a, a, count, count);
   } else {
     block_sort_keys(a, count);
   }
@@ -438,7 +448,9 @@ __device__ void sort_words(W* a, int count) {
 
 /// The best `next` of the distinct words buffer[0..count) to chosen[0..next), sorted
 /// best first (next <= pieces_top_k_max_k): a radix select of the next-th best when not
-/// all are kept, those at least as good appended, then a sort of next words only.
+/// all are kept, those at least as good appended, then a sort of next words only. (One
+/// warp sorting all of up to 64 or 256 words and keeping the best was slower in an
+/// interleaved A/B on the H100: 64 x 131072, k = 50, 39.9 -> 48.4 µs with 64.)
 template <class W>
 __device__ void choose_best(const W* buffer, unsigned int count, unsigned int next, W* chosen,
                             pieces_top_k_shared<W>& sh) {
@@ -457,6 +469,38 @@ __device__ void choose_best(const W* buffer, unsigned int count, unsigned int ne
   }
   __syncthreads();
   sort_words(chosen, static_cast<int>(next));
+}
+
+/// The rank-th best (1 <= rank <= 32) of the pieces_top_k_samples distinct words
+/// samples[0..), two for each of the block's threads: each warp sorts its 64 in registers
+/// and leaves its best 32 in scratch[32 warp..], then warp 0 merges the warps' lists into
+/// the best 32 (a bitonic merge of two sorted lists of 32 a step: the better of a[l] and
+/// b[31 - l], then five shuffle stages). Two barriers, where a radix select pays two a
+/// digit, and the samples of data like uniform floats need two or three digits (3.2-5.2 µs
+/// of a block on the H100). scratch: pieces_top_k_threads + 1 words. Ends synchronised.
+template <class W>
+__device__ W sample_threshold(const W* samples, int rank, W* scratch) {
+  static_assert(pieces_top_k_samples == 2 * pieces_top_k_threads, "two samples a thread");
+  const int lane = static_cast<int>(threadIdx.x & 31), warp = static_cast<int>(threadIdx.x >> 5);
+  W v[2] = {samples[64 * warp + lane], samples[64 * warp + 32 + lane]};
+  warp_sort_registers(v);  // v[0] across the lanes: the warp's best 32, best first
+  scratch[32 * warp + lane] = v[0];
+  __syncthreads();
+  if (warp == 0) {
+    W a = v[0];
+    for (int w = 1; w < pieces_top_k_threads / 32; ++w) {
+      const W b = scratch[32 * w + 31 - lane];
+      if (select_better(b, a)) a = b;  // the best 32 of both, a bitonic sequence
+#pragma unroll
+      for (int stride = 16; stride > 0; stride /= 2) {
+        const W other = shfl_xor_word(a, stride);
+        if (select_better(other, a) == ((lane & stride) == 0)) a = other;
+      }
+    }
+    if (lane == rank - 1) scratch[pieces_top_k_threads] = a;
+  }
+  __syncthreads();
+  return scratch[pieces_top_k_threads];
 }
 
 /// Ranks one window of a piece (window = the piece's items from `offset`, `length` of
@@ -479,22 +523,29 @@ __device__ unsigned int piece_rank_window(const P& p, It window, std::int64_t of
   } else {
     // The samples sit at the end of the buffer, above the running list (kept <= 2048),
     // and are dead once t is known: the pass may overwrite them.
-    constexpr int m = pieces_top_k_samples;
+    // Runs of pieces_top_k_sample_run adjacent items at a random place of each of m / run
+    // strata: a run is one memory sector, where m single items cost m sectors (the samples
+    // took 3.6-7 µs of a block on the H100 with all blocks drawing them at once).
+    constexpr int m = pieces_top_k_samples, run = pieces_top_k_sample_run, strata = m / run;
     W* samples = buffer + (pieces_top_k_capacity - m);
     for (int i = threadIdx.x; i < m; i += blockDim.x) {
-      const std::int64_t lo = length * i / m, hi = length * (i + 1) / m;
-      const std::int64_t at = lo + static_cast<std::int64_t>(mix64(static_cast<unsigned long long>(i)) %
-                                                             static_cast<unsigned long long>(hi - lo));
+      const int g = i / run;  // length > 2048 here: a stratum holds at least 8 items
+      const std::int64_t lo = length * g / strata, hi = length * (g + 1) / strata;
+      const std::int64_t at = lo + i % run +
+                              static_cast<std::int64_t>(mix64(static_cast<unsigned long long>(g)) %
+                                                        static_cast<unsigned long long>(hi - lo - run + 1));
       samples[i] = from_window(at);
     }
     __syncthreads();
     const double lambda = double(need) * m / double(length);
     int rank = static_cast<int>(lambda + 3.0 * cuda::std::sqrt(lambda)) + 3;
     if (rank > m) rank = m;
-    // Any threshold that between rank and 1.5 rank + 2 samples beat will do: usually
-    // the first digit after the samples' common bits settles it.
-    W t = block_radix_select(m, [&](std::int64_t i) { return samples[i]; }, static_cast<unsigned int>(rank), sh,
-                             static_cast<unsigned int>(rank / 2 + 2));
+    // The rank-th best sample: up to 32 by the warps' sorts and one warp's merge; beyond,
+    // a radix select, where any threshold that between rank and 1.5 rank + 2 samples beat
+    // will do (usually the first digit after the samples' common bits settles it).
+    W t = rank <= 32 ? sample_threshold(samples, rank, chosen)
+                     : block_radix_select(m, [&](std::int64_t i) { return samples[i]; },
+                                          static_cast<unsigned int>(rank), sh, static_cast<unsigned int>(rank / 2 + 2));
     // With a full running list its k-th best is a threshold too (no item below it can
     // enter), and the better of the two is used: the samples' holds on data whose best
     // items come late (ascending), the running one on the windows after the first.
@@ -622,9 +673,9 @@ __device__ void top_k_warp_rows(const P& p, W* buffer, W* chosen) {
       words[i] = piece_word_of<W>(p, value, static_cast<std::uint32_t>(i));
     }
     __syncwarp();
-    if (length <= 64) warp_sort_words<2>(words, length);
-    else if (length <= 128) warp_sort_words<4>(words, length);
-    else warp_sort_words<8>(words, length);
+    if (length <= 64) warp_sort_words<2>(words, words, length, length);
+    else if (length <= 128) warp_sort_words<4>(words, words, length, length);
+    else warp_sort_words<8>(words, words, length, length);
     __syncwarp();
     const std::int64_t out = s * p.k;
     for (std::int64_t j = lane; j < p.k; j += 32) {
