@@ -450,7 +450,10 @@ __device__ void sort_words(W* a, int count) {
 /// best first (next <= pieces_top_k_max_k): a radix select of the next-th best when not
 /// all are kept, those at least as good appended, then a sort of next words only. (One
 /// warp sorting all of up to 64 or 256 words and keeping the best was slower in an
-/// interleaved A/B on the H100: 64 x 131072, k = 50, 39.9 -> 48.4 µs with 64.)
+/// interleaved A/B on the H100: 64 x 131072, k = 50, 39.9 -> 48.4 µs with 64. So was a
+/// tree of warp merges (each warp sorts 64, four levels keep the best 64 of two lists) for
+/// up to 1024 words and 64 chosen, on the H200: 512 x 131072 126.9 -> 136.8 µs, though
+/// one row of 131072 went 19.4 -> 15.8 µs at k = 1.)
 template <class W>
 __device__ void choose_best(const W* buffer, unsigned int count, unsigned int next, W* chosen,
                             pieces_top_k_shared<W>& sh) {
