@@ -55,6 +55,10 @@ inline constexpr std::int64_t pieces_top_k_max_k = 2048;
 inline constexpr int pieces_top_k_samples = 1024;
 /// Samples are drawn as runs of this many adjacent items (one memory sector).
 inline constexpr int pieces_top_k_sample_run = 4;
+/// The chunks' lists of a row are merged by ranking up to this many lists (interleaved
+/// A/B, H100, µs: 64 x 131072 k = 50 in 4 chunks 40.0 -> 37.2, 64 x 131072 k = 2048 in 2
+/// 257.5 -> 237.9; 16 x 131072 in 16 chunks 27.1 -> 34.9, so not there).
+inline constexpr std::int64_t pieces_top_k_rank_lists = 4;
 /// Items of a piece ranked at a time. 1024 samples of 2^17 items (one in 128) give a
 /// threshold that about k + (3 sqrt(k / 128) + 3) 128 items beat: 670 for k = 50, 2500 for
 /// k = 1024, so that k + the window's candidates fit the buffer; windows longer would
@@ -506,6 +510,39 @@ __device__ W sample_threshold(const W* samples, int rank, W* scratch) {
   return scratch[pieces_top_k_threads];
 }
 
+/// The best `next` words of `lists` sorted lists of `length` distinct words each
+/// (words[c length ..], best first; padding: the worst word), to chosen[0..next), best
+/// first: each word's rank is its place in its own list plus, for every other list, how
+/// many of that list's words are better (a binary search); the words ranked below next
+/// land at their rank. No select and no sort: the chunks' merge took 5.3-5.9 µs of the
+/// last block on the H100 as a radix select over all entries and a sort of the best; this
+/// pays lists - 1 binary searches a word, so it is for few lists. Not inlined: inlined,
+/// its registers cost the rest of the kernel 1-7% (32 x 131072 30.0 -> 31.9 µs, 512 x
+/// 131072 134.4 -> 137.0 on the H100); a call, once a row, costs nothing measurable.
+/// Every thread calls it; it ends synchronised.
+template <class W>
+__device__ __noinline__ void merge_sorted_lists(const W* words, int lists, int length, unsigned int next, W* chosen) {
+  int top = 1;
+  while (top * 2 <= length) top *= 2;
+  const int entries = lists * length;
+  for (int q = static_cast<int>(threadIdx.x); q < entries; q += static_cast<int>(blockDim.x)) {
+    const int own = q / length;
+    const W w = words[q];
+    unsigned int rank = static_cast<unsigned int>(q - own * length);
+    if (rank >= next) continue;  // at least `rank` better words in its own list
+    for (int c = 0; c < lists && rank < next; ++c) {
+      if (c == own) continue;
+      const W* list = words + c * length;
+      int better = 0;  // list[0..better) are better than w
+      for (int step = top; step > 0; step /= 2)
+        if (better + step <= length && select_better(list[better + step - 1], w)) better += step;
+      rank += static_cast<unsigned int>(better);
+    }
+    if (rank < next) chosen[rank] = w;
+  }
+  __syncthreads();
+}
+
 /// Ranks one window of a piece (window = the piece's items from `offset`, `length` of
 /// them) with the running list (buffer[0..kept), indices in run_index) and returns the
 /// new running list's length, min(k, kept + length): sorted in buffer[0..), its indices
@@ -756,18 +793,28 @@ __global__ __launch_bounds__(pieces_top_k_threads, 2) void top_k_pieces_kernel(
     __syncthreads();
     if (!sh.last) continue;
     // Entry j of chunk c' has position c' k + j: equal values keep the lower index first,
-    // as the chunks are in index order and each list is.
+    // as the chunks are in index order and each list is. Up to pieces_top_k_rank_lists
+    // lists stay in place, sorted (a chunk's missing entries are the worst word), and are
+    // merged by ranking; more, the entries are gathered and chosen (a word's rank costs a
+    // binary search in every other list, a chain that 16 lists make longer than a select).
     const std::int64_t entries = p.chunks * p.k;
+    const bool by_rank = p.chunks <= pieces_top_k_rank_lists;
     for (std::int64_t base = 0; base < entries; base += blockDim.x) {
       const std::int64_t q = base + threadIdx.x;
       const std::int64_t index = q < entries ? __ldcg(reinterpret_cast<const long long*>(lists) + q) : -1;
-      const W w = index >= 0 ? piece_word_at<W>(p, piece, index, static_cast<std::uint32_t>(q)) : W{};
-      piece_append(&sh.count, buffer, index >= 0, w);
+      const W w = index >= 0 ? piece_word_at<W>(p, piece, index, static_cast<std::uint32_t>(q)) : select_worst(W{});
+      if (by_rank) {
+        if (q < entries) buffer[q] = w;
+        if (index >= 0) atomicAdd(&sh.count, 1u);
+      } else {
+        piece_append(&sh.count, buffer, index >= 0, w);
+      }
     }
     __syncthreads();
     const unsigned int count = sh.count;
     const unsigned int next = static_cast<unsigned int>(p.k < count ? p.k : count);
-    choose_best(buffer, count, next, chosen, sh);
+    if (by_rank) merge_sorted_lists(buffer, static_cast<int>(p.chunks), static_cast<int>(p.k), next, chosen);
+    else choose_best(buffer, count, next, chosen, sh);
     for (std::int64_t j = threadIdx.x; j < p.k; j += blockDim.x) {
       if (j < next) {
         const std::int64_t index = __ldcg(reinterpret_cast<const long long*>(lists) + piece_word_position(chosen[j]));
