@@ -57,7 +57,8 @@ inline constexpr int pieces_top_k_samples = 1024;
 inline constexpr int pieces_top_k_sample_run = 4;
 /// The chunks' lists of a row are merged by ranking up to this many lists (interleaved
 /// A/B, H100, µs: 64 x 131072 k = 50 in 4 chunks 40.0 -> 37.2, 64 x 131072 k = 2048 in 2
-/// 257.5 -> 237.9; 16 x 131072 in 16 chunks 27.1 -> 34.9, so not there).
+/// 257.5 -> 237.9; 16 x 131072 in 16 chunks 27.1 -> 34.9, so not there; with 8 chunks,
+/// 32 x 131072, k = 50 30.0 -> 29.3 but k = 256 46.8 -> 52.0, so not there either).
 inline constexpr std::int64_t pieces_top_k_rank_lists = 4;
 /// Items of a piece ranked at a time. 1024 samples of 2^17 items (one in 128) give a
 /// threshold that about k + (3 sqrt(k / 128) + 3) 128 items beat: 670 for k = 50, 2500 for
