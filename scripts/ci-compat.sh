@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # CI's compatibility builds, after the README's test command (.ci/run calls this):
 #   archs    seven examples (every algorithm, every backend forced in
-#            policies_and_backends.cu, the atomics) compiled for sm_80 and sm_100 (sm_90:
-#            the main build; sm_89 takes sm_80's tuning table) with the toolkit's nvcc:
-#            every architecture's tuning rules and kernels must compile.
+#            policies_and_backends.cu, the atomics) compiled for sm_80, sm_89 and sm_100
+#            (sm_90: the main build) with the toolkit's nvcc: every architecture's tuning
+#            rules and kernels must compile.
 #   cccl35   CCCL 3.5 (PyPI nvidia-cuda-cccl 13.3.5.0.6) with the toolkit's nvcc: the host
 #            tests built and run, and GPU_SUBSET built.
 #   nvcc135  nvcc 13.5 (PyPI nvidia-cuda-nvcc and its parts, 13.5.37) with CCCL 3.5: the
@@ -61,18 +61,18 @@ for step in "${steps[@]}"; do
       # (every backend forced in policies_and_backends) and the atomics, not the ones that
       # call the same kernels another way (streams, errors, iterators, migrating): CI's
       # 30 minutes.
-      echo "== compat: the examples for sm_80, sm_100 (nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'))"
+      echo "== compat: the examples for sm_80, sm_89, sm_100 (nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'))"
       targets=(tally_example_reduce_basics tally_example_policies_and_backends tally_example_custom_operator
                tally_example_atomics tally_example_top_k tally_example_copy_if tally_example_rows)
-      configure_and_build "$out/archs" -DCMAKE_CUDA_ARCHITECTURES="80;100" \
+      configure_and_build "$out/archs" -DCMAKE_CUDA_ARCHITECTURES="80;89;100" \
         -DTALLY_BUILD_TESTS=OFF -DTALLY_BUILD_BENCHMARKS=OFF -DTALLY_BUILD_TOOLS=OFF -DTALLY_BUILD_EXAMPLES=ON
-      # Each object was compiled for both: __CUDA_ARCH_LIST__ names them in tally's
+      # Each object was compiled for all three: __CUDA_ARCH_LIST__ names them in tally's
       # versioned namespace (detail/config.cuh).
       obj=$(find "$out/archs" -name 'top_k.cu.o' | head -n 1)
       # (The symbols are read first: `nm | grep -q` fails under pipefail when grep stops early.)
       symbols=$(nm -C "$obj")
-      grep -q "tally::v[0-9_]*_SM_800_1000" <<<"$symbols" ||
-        { echo "ci-compat.sh: $obj was not compiled for 80 and 100" >&2; exit 1; }
+      grep -q "tally::v[0-9_]*_SM_800_890_1000" <<<"$symbols" ||
+        { echo "ci-compat.sh: $obj was not compiled for 80, 89 and 100" >&2; exit 1; }
       ;;
     cccl35 | nvcc135)
       fetch cccl35 "$cccl_wheel"
