@@ -401,18 +401,17 @@ __device__ TALLY_FORCEINLINE void warp_sort_registers(W (&v)[E]) {
   }
 }
 
-/// One warp sorts from[0..count) (count <= 32 E) best first in its registers and writes
-/// the best `keep` of them to to[0..keep) (to may be from).
+/// One warp sorts a[0..count) (count <= 32 E) best first in its registers.
 template <int E, class W>
-__device__ void warp_sort_words(const W* from, W* to, int count, int keep) {
+__device__ void warp_sort_words(W* a, int count) {
   const int lane = static_cast<int>(threadIdx.x & 31);
   W v[E];
 #pragma unroll
-  for (int j = 0; j < E; ++j) v[j] = 32 * j + lane < count ? from[32 * j + lane] : select_worst(W{});
+  for (int j = 0; j < E; ++j) v[j] = 32 * j + lane < count ? a[32 * j + lane] : select_worst(W{});
   warp_sort_registers(v);
 #pragma unroll
   for (int j = 0; j < E; ++j)
-    if (32 * j + lane < keep) to[32 * j + lane] = v[j];
+    if (32 * j + lane < count) a[32 * j + lane] = v[j];
 }
 
 /// Lane `from`'s value of x, for any trivially copyable type of at most 8 bytes.
@@ -427,25 +426,18 @@ __device__ TALLY_FORCEINLINE V shfl_value(const V& x, int from) {
   return y;
 }
 
-/// The best `keep` of from[0..count) (count <= 256) to to[0..keep), sorted best first, in
-/// one warp's registers. Ends synchronised.
-template <class W>
-__device__ void sort_best_words(const W* from, W* to, int count, int keep) {
-  if (threadIdx.x < 32) {
-    if (count <= 64) warp_sort_words<2>(from, to, count, keep);
-    else if (count <= 128) warp_sort_words<4>(from, to, count, keep);
-    else warp_sort_words<8>(from, to, count, keep);
-  }
-  __syncthreads();
-}
-
 /// Sorts a[0..count) best first (count <= pieces_top_k_max_k): one warp's registers up to
 /// 256 (a block's bitonic network in shared memory pays a barrier a stage: 36 of them
 /// for 256 words took 10 µs on the H200), the block's network above. Ends synchronised.
 template <class W>
 __device__ void sort_words(W* a, int count) {
   if (count <= 256) {
-    sort_best_words(a, a, count, count);
+    if (threadIdx.x < 32) {
+      if (count <= 64) warp_sort_words<2>(a, count);
+      else if (count <= 128) warp_sort_words<4>(a, count);
+      else warp_sort_words<8>(a, count);
+    }
+    __syncthreads();
   } else {
     block_sort_keys(a, count);
   }
@@ -483,9 +475,11 @@ __device__ void choose_best(const W* buffer, unsigned int count, unsigned int ne
 /// samples[0..), two for each of the block's threads: each warp sorts its 64 in registers
 /// and leaves its best 32 in scratch[32 warp..], then warp 0 merges the warps' lists into
 /// the best 32 (a bitonic merge of two sorted lists of 32 a step: the better of a[l] and
-/// b[31 - l], then five shuffle stages). Two barriers, where a radix select pays two a
-/// digit, and the samples of data like uniform floats need two or three digits (3.2-5.2 µs
-/// of a block on the H100). scratch: pieces_top_k_threads + 1 words. Ends synchronised.
+/// b[31 - l], then five shuffle stages). About as long as the radix select it replaces
+/// (3.3 against 3.2-5.2 µs of a block on the H100: fifteen merges in a chain), but exact:
+/// the select's slack ("between rank and 1.5 rank + 2 samples") let a large k overflow
+/// the buffer and pay the exact fallback's second pass (4 x 2^20, k = 1024: 445.7 -> 144.8
+/// µs). scratch: pieces_top_k_threads + 1 words. Ends synchronised.
 template <class W>
 __device__ W sample_threshold(const W* samples, int rank, W* scratch) {
   static_assert(pieces_top_k_samples == 2 * pieces_top_k_threads, "two samples a thread");
@@ -714,9 +708,9 @@ __device__ void top_k_warp_rows(const P& p, W* buffer, W* chosen) {
       words[i] = piece_word_of<W>(p, value, static_cast<std::uint32_t>(i));
     }
     __syncwarp();
-    if (length <= 64) warp_sort_words<2>(words, words, length, length);
-    else if (length <= 128) warp_sort_words<4>(words, words, length, length);
-    else warp_sort_words<8>(words, words, length, length);
+    if (length <= 64) warp_sort_words<2>(words, length);
+    else if (length <= 128) warp_sort_words<4>(words, length);
+    else warp_sort_words<8>(words, length);
     __syncwarp();
     const std::int64_t out = s * p.k;
     for (std::int64_t j = lane; j < p.k; j += 32) {
