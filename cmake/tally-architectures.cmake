@@ -31,5 +31,43 @@ function(tally_default_cuda_architectures)
     endif()
   endif()
   set(CMAKE_CUDA_ARCHITECTURES "${chosen}" CACHE STRING "CUDA architectures to build tally's tests, benchmarks and tool for")
+  # Remembered for tally_ptx_without_gpu(): these architectures were a default, not a choice.
+  if(chosen STREQUAL "native")
+    set(TALLY_ARCHITECTURES_WITHOUT_GPU "" CACHE INTERNAL "")
+  else()
+    set(TALLY_ARCHITECTURES_WITHOUT_GPU "${chosen}" CACHE INTERNAL "")
+  endif()
   message(STATUS "tally: CUDA architectures ${chosen}: ${why}; set CUDAARCHS or -DCMAKE_CUDA_ARCHITECTURES to choose")
+endfunction()
+
+# GPU tests and benchmarks cannot run on a machine without a GPU, and ptxas (PTX to the
+# GPU's machine code) was 60% of a top_k test file's compile time on the 2-core CI
+# machine (test_top_k_wide: cicc 67 s, ptxas 124 s of 208 s). So where the configure
+# found no GPU and nobody chose the architectures, TALLY_GPU_TARGETS_AS_PTX (default
+# then ON) compiles their device code to PTX only ("90-virtual"): every template is
+# still instantiated and compiled by cicc, and on a GPU the driver would JIT-compile the
+# PTX at the first launch (slowly: reconfigure with CUDAARCHS set for a build that runs).
+# The tool, the examples and everything of a build with a GPU or chosen architectures
+# get the GPU's code as before: ptxas still sees every kernel of the library there.
+function(tally_ptx_without_gpu)
+  set(default OFF)
+  if(TALLY_ARCHITECTURES_WITHOUT_GPU AND
+     "${CMAKE_CUDA_ARCHITECTURES}" STREQUAL "${TALLY_ARCHITECTURES_WITHOUT_GPU}")
+    set(default ON)
+  endif()
+  option(TALLY_GPU_TARGETS_AS_PTX
+         "GPU tests and benchmarks as PTX only (default: ON where the configure found no GPU and no architectures were chosen)"
+         ${default})
+  if(NOT TALLY_GPU_TARGETS_AS_PTX)
+    return()
+  endif()
+  set(virtual "")
+  foreach(arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
+    string(REGEX REPLACE "-(real|virtual)$" "" arch "${arch}")
+    list(APPEND virtual "${arch}-virtual")
+  endforeach()
+  list(REMOVE_DUPLICATES virtual)
+  foreach(target IN LISTS ARGN)
+    set_property(TARGET ${target} PROPERTY CUDA_ARCHITECTURES ${virtual})
+  endforeach()
 endfunction()
