@@ -38,7 +38,7 @@ namespace detail {
 /// block scan, one count per thread. The selected items are then gathered in shared
 /// memory in tile order and written out with consecutive threads writing consecutive
 /// places (tiles too large for shared memory scatter them from registers instead).
-template <template <int> class BlockScan, int Threads, int ItemsPerThread, class V, int Buffers = 1>
+template <template <int> class BlockScan, int Threads, int ItemsPerThread, class V, class Select, int Buffers = 1>
 struct tile_compaction {
   static constexpr int warps = Threads / 32;
   static constexpr int groups = ItemsPerThread * warps;  // (slot, warp) counts, one per thread at most
@@ -60,6 +60,8 @@ struct tile_compaction {
 
   temp_storage& storage;
   V items[ItemsPerThread];
+  // What the selector reads with the items besides them (select.cuh: a byte stencil's words).
+  typename Select::template fetched_type<Threads, ItemsPerThread> fetched;
   int ranks[ItemsPerThread];  // rank among the warp's selected items of slot j; -1: not selected
 
   __device__ static int tile_size(std::int64_t n, std::int64_t tile) {
@@ -67,21 +69,21 @@ struct tile_compaction {
     return left < tile_items ? static_cast<int>(left) : tile_items;
   }
 
-  /// Issues the loads of this thread's items of `tile`.
+  /// Issues the loads of this thread's items of `tile` and of what the selector fetches with them.
   template <class It>
-  __device__ TALLY_FORCEINLINE void load(It first, std::int64_t n, std::int64_t tile) {
+  __device__ TALLY_FORCEINLINE void load(It first, std::int64_t n, std::int64_t tile, const Select& select) {
     const std::int64_t base = tile * tile_items;
     const int tile_n = tile_size(n, tile);
     const int tid = static_cast<int>(threadIdx.x);
 #pragma unroll
     for (int j = 0; j < ItemsPerThread; ++j)
       if (j * Threads + tid < tile_n) items[j] = first[base + j * Threads + tid];
+    select.template fetch<Threads, ItemsPerThread>(fetched, base, tile_n);
   }
 
   /// Selects among the loaded items of `tile` and scans the counts; returns the tile's
   /// count (every thread). Ends with a barrier: the tile offsets are then readable.
-  template <class Select>
-  __device__ TALLY_FORCEINLINE int count(std::int64_t n, std::int64_t tile, Select select) {
+  __device__ TALLY_FORCEINLINE int count(std::int64_t n, std::int64_t tile, const Select& select) {
     const std::int64_t base = tile * tile_items;
     const int tile_n = tile_size(n, tile);
     const int tid = static_cast<int>(threadIdx.x);
@@ -90,7 +92,7 @@ struct tile_compaction {
 #pragma unroll
     for (int j = 0; j < ItemsPerThread; ++j) {
       const int local = j * Threads + tid;
-      const bool flag = local < tile_n && select(items[j], base + local);
+      const bool flag = select.test(items[j], base + local, local < tile_n, fetched, j);
       const unsigned int ballot = __ballot_sync(full_warp_mask, flag);
       ranks[j] = flag ? __popc(ballot & lanes_before) : -1;
       if ((tid & 31) == 0) storage.group_offsets[j * warps + warp] = __popc(ballot);
@@ -141,14 +143,14 @@ struct tile_compaction {
   /// reads are in flight during the writes.
   template <class It, class OutIt>
   __device__ TALLY_FORCEINLINE void finish_and_load_next(It first, std::int64_t n, std::int64_t next_tile,
-                                                         std::int64_t tiles, OutIt result, long long start,
-                                                         int total) {
+                                                         std::int64_t tiles, const Select& select, OutIt result,
+                                                         long long start, int total) {
     if constexpr (staged) {
-      if (next_tile < tiles) load(first, n, next_tile);
+      if (next_tile < tiles) load(first, n, next_tile, select);
       write(result, start, total);
     } else {
       write(result, start, total);
-      if (next_tile < tiles) load(first, n, next_tile);
+      if (next_tile < tiles) load(first, n, next_tile, select);
     }
   }
 };
@@ -203,9 +205,9 @@ __device__ TALLY_FORCEINLINE void stable_copy_if_body(It first, std::int64_t n, 
   constexpr int ItemsPerThread = policy.items_per_thread;
   using V = iter_value_t<It>;
   constexpr bool double_buffered =
-      tile_compaction<copy_if_scan<policy.backend>::template type, Threads, ItemsPerThread, V, 2>::staged;
+      tile_compaction<copy_if_scan<policy.backend>::template type, Threads, ItemsPerThread, V, Select, 2>::staged;
   using compaction_t = tile_compaction<copy_if_scan<policy.backend>::template type, Threads, ItemsPerThread, V,
-                                       double_buffered ? 2 : 1>;
+                                       Select, double_buffered ? 2 : 1>;
   constexpr int tile_items = compaction_t::tile_items;
   __shared__ typename compaction_t::temp_storage storage;
   const int tid = static_cast<int>(threadIdx.x);
@@ -225,7 +227,7 @@ __device__ TALLY_FORCEINLINE void stable_copy_if_body(It first, std::int64_t n, 
   int buffer = 0;                       // the staging buffer of `fresh`
   long long running = 0;                // one block: the count of the tiles before (thread 0)
 
-  if (fresh < tiles) compaction.load(first, n, fresh);
+  if (fresh < tiles) compaction.load(first, n, fresh, select);
   while (true) {
     // 1. Count the fresh tile, stage it, publish its aggregate.
     if (fresh < tiles) {
@@ -265,11 +267,11 @@ __device__ TALLY_FORCEINLINE void stable_copy_if_body(It first, std::int64_t n, 
     const long long next = fresh < tiles ? storage.next_tile : tiles;
     // 3. Load the next tile (the fresh one is staged) and write the held one out.
     if constexpr (double_buffered) {
-      if (next < tiles) compaction.load(first, n, next);
+      if (next < tiles) compaction.load(first, n, next, select);
       if (held >= 0) compaction.write(result, start, held_total, 1 - buffer);
     } else {
       if (held >= 0) compaction.write(result, start, held_total);
-      if (next < tiles) compaction.load(first, n, next);
+      if (next < tiles) compaction.load(first, n, next, select);
     }
     if (held == tiles - 1 && tid == 0) *count = static_cast<std::int64_t>(start + held_total);
     if (double_buffered) {
@@ -315,7 +317,7 @@ __device__ TALLY_FORCEINLINE void unordered_copy_if_body(It first, std::int64_t 
   constexpr int Threads = policy.threads;
   constexpr int ItemsPerThread = policy.items_per_thread;
   using compaction_t =
-      tile_compaction<copy_if_scan<policy.backend>::template type, Threads, ItemsPerThread, iter_value_t<It>>;
+      tile_compaction<copy_if_scan<policy.backend>::template type, Threads, ItemsPerThread, iter_value_t<It>, Select>;
   constexpr int tile_items = compaction_t::tile_items;
   __shared__ typename compaction_t::temp_storage storage;
   const int tid = static_cast<int>(threadIdx.x);
@@ -328,7 +330,7 @@ __device__ TALLY_FORCEINLINE void unordered_copy_if_body(It first, std::int64_t 
   const std::int64_t tiles = n > 0 ? (n + tile_items - 1) / tile_items : 0;
   compaction_t compaction{storage};
   std::int64_t tile = blockIdx.x;
-  if (tile < tiles) compaction.load(first, n, tile);
+  if (tile < tiles) compaction.load(first, n, tile, select);
   while (tile < tiles) {
     const int total = compaction.count(n, tile, select);
     compaction.stage();
@@ -344,7 +346,7 @@ __device__ TALLY_FORCEINLINE void unordered_copy_if_body(It first, std::int64_t 
     }
     __syncthreads();  // out_start and the staged items
     const std::int64_t next = tile + gridDim.x;
-    compaction.finish_and_load_next(first, n, next, tiles, result, storage.out_start, total);
+    compaction.finish_and_load_next(first, n, next, tiles, select, result, storage.out_start, total);
     tile = next;
   }
 
