@@ -6,9 +6,16 @@
 // median of its rounds. Prints, per case, µs and new ÷ old for each size.
 //
 //   tally_ab [--cases=LIST] [--sizes=LIST] [--rounds=N] [--runs=N] [--md=FILE]
+//            [--timing=calls|queued|host]
 //
 // --runs repeats the whole measurement (each run its own rounds) so that a row read as a
 // change is seen in more than one; the table shows the runs side by side (run1/run2).
+// --timing says what a round measures: `calls` (default) the anchors' µs per call of
+// calls back to back, which at a few µs a call is the host's launch cost wherever that is
+// longer than the GPU's work; `queued` the GPU's µs per call, the calls queued behind a
+// spin kernel (the launch cost hidden); `host` the host's µs per call, the time to enqueue
+// them behind the spin. A difference in `calls` is the GPU's when `queued` shows it, the
+// host path's when `host` does.
 
 #include "ab.hpp"
 
@@ -19,6 +26,7 @@
 #include <tally_support/timing.cuh>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -181,6 +189,30 @@ std::string size_label(std::int64_t n) {
   return std::to_string(n);
 }
 
+
+/// One round's µs per call of `call` under --timing (the header comment).
+template <class Call>
+double time_round(const std::string& timing, Call&& call, int copies, cudaStream_t stream,
+                  const tally_support::spin_calibration& spin) {
+  tally_support::timing_options one_loop;
+  one_loop.loops = 1;
+  if (timing == "calls") return tally_support::time_calls(call, copies, stream, one_loop).median_us;
+  const long calls = tally_support::queued_calls_for(tally_support::time_calls(call, copies, stream, one_loop).median_us);
+  if (timing == "queued") {
+    tally_support::queued_timing_options options;
+    options.loops = 1;
+    return tally_support::time_queued_calls(call, copies, stream, calls, spin, options).median_us;
+  }
+  // host: the enqueueing of `calls` calls behind a spin, so that no call waits for the GPU.
+  tally_support::detail::spin_kernel<><<<1, 1, 0, stream>>>(spin.cycles);
+  TALLY_SUPPORT_CHECK_LAUNCH();
+  const auto start = std::chrono::steady_clock::now();
+  for (long c = 0; c < calls; ++c) call(int(c % copies));
+  const auto stop = std::chrono::steady_clock::now();
+  TALLY_SUPPORT_CHECK(cudaStreamSynchronize(stream));
+  return std::chrono::duration<double, std::micro>(stop - start).count() / double(calls);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -191,6 +223,7 @@ int main(int argc, char** argv) try {
   for (int e = 10; e <= 28; e += 2) sizes.push_back(std::uint64_t(1) << e);
   int rounds = 7, runs = 2;
   std::string md_path = "ab.md";
+  std::string timing = "calls";
   try {
     tally_support::arg_list args(argc, argv);
     args.skip();
@@ -201,6 +234,7 @@ int main(int argc, char** argv) try {
       else if (args.take_value("--rounds", v)) rounds = tally_support::parse_int_flag("--rounds", v, 1, 99);
       else if (args.take_value("--runs", v)) runs = tally_support::parse_int_flag("--runs", v, 1, 9);
       else if (args.take_value("--md", v)) md_path = v;
+      else if (args.take_value("--timing", v)) timing = tally_support::parse_known_list("--timing", v, {"calls", "queued", "host"}).at(0);
       else throw tally_support::usage_error("unknown option '" + args.current() + "'");
     }
   } catch (const tally_support::usage_error& e) {
@@ -218,12 +252,14 @@ int main(int argc, char** argv) try {
     std::printf(fmt, a...);
     std::fprintf(md, fmt, a...);
   };
-  both("# A/B on %s (%d SMs): µs per call, median of %d interleaved rounds; ratio = impl / old\n\n", prop.name,
-       prop.multiProcessorCount, rounds);
+  both("# A/B on %s (%d SMs): µs per call (%s), median of %d interleaved rounds; ratio = impl / old\n\n", prop.name,
+       prop.multiProcessorCount,
+       timing == "calls" ? "back to back" : timing == "queued" ? "GPU time, queued behind a spin" : "host time to enqueue",
+       rounds);
+  const tally_support::spin_calibration spin =
+      timing == "calls" ? tally_support::spin_calibration{} : tally_support::calibrate_spin(stream);
 
   int mismatches = 0;
-  tally_support::timing_options one_loop;
-  one_loop.loops = 1;
   for (const case_info& c : cases) {
     if (std::find(wanted.begin(), wanted.end(), c.name) == wanted.end()) continue;
     const entry* old_call = nullptr;
@@ -260,9 +296,8 @@ int main(int argc, char** argv) try {
             if (!ok[i]) continue;
             const buffers b = o.view();
             const entry& e = *impls[i];
-            const auto t = tally_support::time_calls([&](int k) { e.fn(in.copy(k), n, b, stream); }, in.copies,
-                                                     stream, one_loop);
-            us[i].push_back(t.median_us);
+            const auto call = [&](int k) { e.fn(in.copy(k), n, b, stream); };
+            us[i].push_back(time_round(timing, call, in.copies, stream, spin));
           }
         const double old_us = median(us[0]);
         for (std::size_t i = 0; i < impls.size(); ++i) {
