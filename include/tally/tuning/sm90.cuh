@@ -10,7 +10,9 @@
 /// launch latency, sets the time); below that the grid shrinks to the input at run time.
 /// The small-input rules (top_k_small, top2_small, copy_if_small) come from a sweep of
 /// shapes at 2^10..2^20 on 2026-11-25: a second kernel with smaller tiles runs up to the
-/// rule's size, where the class's large tiles would leave most SMs idle.
+/// rule's size, where the class's large tiles would leave most SMs idle. copy_if_small's
+/// and copy_if_unordered_small's shapes come from an A/B of the GPU's time per call
+/// against dd57f55 on 2026-11-26 (docs/performance.md#ab-split).
 /// The µs behind each row are those of that run (docs/performance.md).
 
 #include <tally/tuning/policy.cuh>
@@ -42,7 +44,8 @@ TALLY_HOST_DEVICE constexpr rule_table sm90_table() {
   {kernel_class::top_k_small, any_size, 8,        {backend_id::warp_shuffle,  128, 8}, 18},   // float top_k<8>: 2^12 7.53, 2^16 8.58, 2^18 10.64 us (top_k's 512 x 16: 7.66, 15.97, 16.56)
   {kernel_class::top_k_small, any_size, 32,       {backend_id::shared_memory, 128, 8}, 18},   // float top_k<32>: 2^10 19.32, 2^16 42.53, 2^18 48.54 us (512 x 4: 26.75, 55.52, 57.44)
   {kernel_class::top2_small,        4, any_size, {backend_id::atomic,        256, 8}, 20},   // float top_k<2>: 2^14 3.89, 2^18 4.66, 2^20 7.20 us (1024 x 8: 4.91, 5.71, 7.68)
-  {kernel_class::copy_if_small,     4, any_size, {backend_id::shared_memory, 128, 8}, 16},   // int32 stable: 2^10 3.69, 2^14 4.43, 2^16 5.16 us (256 x 16: 4.64, 5.07, 5.78)
+  {kernel_class::copy_if_small,     4, any_size, {backend_id::warp_shuffle,  512, 8}, 18},   // int32 stable, GPU time (tally_ab --timing=queued) / dd57f55's: 2^10 1.04, 2^12 1.00, 2^16 1.04, 2^18 1.00 (shared_memory 128 x 8: 0.95, 1.41, 1.03, 1.12)
+  {kernel_class::copy_if_unordered_small, 4, any_size, {backend_id::shared_memory, 128, 8}, 20},  // float unordered, GPU time / dd57f55's: 2^10 1.00, 2^12 1.12, 2^16 1.00, 2^18 0.99 (copy_if_unordered's 128 x 16: 1.17, 1.29, 1.14, 1.06)
   };
   return make_table(rules);
 }
