@@ -86,5 +86,20 @@ TALLY_HOST_DEVICE TALLY_FORCEINLINE T from_order_key(order_key_t<T> key) {
   }
 }
 
+/// Whether `key` is the key of one value only, so that from_order_key gives back the very
+/// bits that were mapped: every key but those of a float type's zeros (-0.0 and +0.0) and
+/// of its NaNs (every payload).
+template <class T>
+TALLY_HOST_DEVICE TALLY_FORCEINLINE bool order_key_is_exact(order_key_t<T> key) {
+  if constexpr (is_floating_v<T>) {
+    using bits_t = uint_of_t<sizeof(T)>;
+    constexpr bits_t sign = bits_t(bits_t(1) << (sizeof(T) * 8 - 1));
+    const bits_t k = bits_t(key);
+    return k != bits_t(~bits_t(0)) && k != sign;
+  } else {
+    return true;
+  }
+}
+
 }  // namespace detail
 TALLY_NAMESPACE_END

@@ -53,6 +53,14 @@ struct packed_key {
   }
   /// For a seed's key: j.
   __host__ __device__ TALLY_FORCEINLINE static int seed_index(type key) { return int(0xffffffffu - tie_breaker(key)); }
+  /// For an item's or a seed's key: the value, where the key holds it exactly
+  /// (order_key_is_exact); false for a zero or a NaN, whose bits the caller reads again.
+  __host__ __device__ TALLY_FORCEINLINE static bool value(type key, V& out) {
+    const std::uint32_t word = LargestWins ? high(key) : ~high(key);
+    if (!order_key_is_exact<V>(word)) return false;
+    out = from_order_key<V>(word);
+    return true;
+  }
   /// For an item's key: its index in the partition.
   __host__ __device__ TALLY_FORCEINLINE static std::int64_t index(type key) {
     return std::int64_t(0xffffffffu - std::uint32_t(packed_seed_slots) - tie_breaker(key));

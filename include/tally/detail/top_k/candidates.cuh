@@ -11,7 +11,8 @@
 //   runs the same kernel over partitions, each seeded with what the earlier ones found.
 // - wide: (64-bit order key, index) for 8-byte values under the default comparators.
 // - pair: (value, index) compared with the user's comparator; any type and count.
-// Only the index leaves the kernel: the values written are read again from the input.
+// The values written come from the candidates (`value`: a packed or wide key holds its
+// value's bits, except for the zeros' and NaNs', which are read again from the input).
 
 #include <tally/detail/float_order.cuh>
 #include <tally/detail/extrema/plan.cuh>
@@ -45,6 +46,8 @@ struct packed_candidates {
   __device__ TALLY_FORCEINLINE bool better(type a, type b) const { return a > b; }
   /// The candidate's index in the partition (not for seeds).
   __device__ TALLY_FORCEINLINE static std::int64_t index(type c) { return key::index(c); }
+  /// The candidate's value where its key holds it exactly; false: read it again.
+  __device__ TALLY_FORCEINLINE static bool value(type c, V& out) { return key::value(c, out); }
   __device__ TALLY_FORCEINLINE static bool is_empty(type c) { return c == 0; }
   __device__ TALLY_FORCEINLINE static bool is_seed(type c) { return key::is_seed(c); }
   /// The number of seeds (block 0's thread 0 inserts them) and seed j.
@@ -73,6 +76,12 @@ struct wide_candidates {
   }
   __device__ TALLY_FORCEINLINE static std::int64_t index(const type& c) { return c.index; }
   __device__ TALLY_FORCEINLINE static bool is_empty(const type& c) { return c.index == no_index; }
+  __device__ TALLY_FORCEINLINE static bool value(const type& c, V& out) {
+    const unsigned long long key = LargestWins ? c.key : ~c.key;
+    if (!order_key_is_exact<V>(key)) return false;
+    out = from_order_key<V>(key);
+    return true;
+  }
 };
 
 /// Anything else: the value and the user's comparator (the largest under comp wins).
@@ -103,6 +112,10 @@ struct pair_candidates {
   }
   __device__ TALLY_FORCEINLINE static std::int64_t index(const type& c) { return c.index; }
   __device__ TALLY_FORCEINLINE static bool is_empty(const type& c) { return c.index == no_index; }
+  __device__ TALLY_FORCEINLINE static bool value(const type& c, V& out) {
+    out = c.value;
+    return true;
+  }
 };
 
 template <class V, class Compare>

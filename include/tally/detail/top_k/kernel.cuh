@@ -7,7 +7,7 @@
 //      (detail/packed_key.cuh);
 //   2. the backend merges the block's lists and the grid's (backend/<name>/top_k.cuh);
 //   3. the thread that ends with the grid's list writes the first min(K, n) entries: the
-//      indices, and the values read again from the input.
+//      indices, and the values (from the candidates, or read again from the input).
 // The result does not depend on the order of any merge: the order on candidates is
 // total (candidates.cuh), so the best K are one set and sorted one way.
 
@@ -23,49 +23,59 @@ TALLY_NAMESPACE_BEGIN
 namespace detail {
 
 /// Writes entries [0, min(K, n)) of the final list: global indices and values, a seed's
-/// from the carry. With a carry the same entries go there for the next partition, from
-/// the last entry back (seed j lands at i >= j: each carry entry is read before it is
-/// overwritten).
+/// from the carry. A value comes from its candidate where that holds it (Rank::value), else
+/// it is read again from the input. All reads of a group of 8 entries come before its first
+/// write: the outputs could alias the input for all the compiler knows, so a read placed
+/// after a write waits for it, and K entries read and written in turn cost K round trips
+/// to L2 in one thread (at 2^10 items, a good part of top_k<8>'s time). With a carry the
+/// same entries go there for the next partition, the last group first: seed j lands at
+/// i >= j, so each carry entry is read before it is overwritten.
 template <int K, int P, class C, class Rank, class It, class ValueOut, class IndexOut>
 __device__ void write_top_k(const C (&list)[P], const Rank& rank, const input_range<It>& in, ValueOut values,
                             IndexOut indices) {
   using V = iter_value_t<It>;
-  if constexpr (Rank::partitioned) {
-    int count = 0;
+  constexpr int group = K < 8 ? K : 8;
+  int count = 0;
 #pragma unroll
-    for (int i = K - 1; i >= 0; --i) {
+  for (int first = (K - 1) / group * group; first >= 0; first -= group) {
+    std::int64_t index[group];
+    V value[group];
+#pragma unroll
+    for (int j = 0; j < group; ++j) {
+      const int i = first + j;
+      if (i >= K || Rank::is_empty(list[i])) continue;
       const C c = list[i];
-      if (Rank::is_empty(c)) continue;
-      count = count > i + 1 ? count : i + 1;
-      std::int64_t index;
-      V value;
-      if (Rank::is_seed(c)) {
-        const int j = Rank::key::seed_index(c);
-        index = rank.carry->index[j];
-        value = rank.carry->value[j];
-      } else {
-        const std::int64_t local = rank.index(c);
-        index = rank.offset + local;
-        value = in.first[local];
+      if constexpr (Rank::partitioned) {
+        if (Rank::is_seed(c)) {
+          const int seed = Rank::key::seed_index(c);
+          index[j] = rank.carry->index[seed];
+          value[j] = rank.carry->value[seed];
+          continue;
+        }
       }
-      indices[i] = index;
-      values[i] = value;
-      if (rank.carry) {
-        rank.carry->index[i] = index;
-        rank.carry->high[i] = Rank::key::high(c);
-        rank.carry->value[i] = value;
-      }
+      const std::int64_t local = rank.index(c);
+      if constexpr (Rank::partitioned) index[j] = rank.offset + local;
+      else index[j] = local;
+      if (!rank.value(c, value[j])) value[j] = in.first[local];
     }
-    if (rank.carry) rank.carry->count = count;
-  } else {
 #pragma unroll
-    for (int i = 0; i < K; ++i) {
-      if (!Rank::is_empty(list[i])) {
-        const std::int64_t index = rank.index(list[i]);
-        indices[i] = index;
-        values[i] = in.first[index];
+    for (int j = 0; j < group; ++j) {
+      const int i = first + j;
+      if (i >= K || Rank::is_empty(list[i])) continue;
+      indices[i] = index[j];
+      values[i] = value[j];
+      if constexpr (Rank::partitioned) {
+        count = count > i + 1 ? count : i + 1;
+        if (rank.carry) {
+          rank.carry->index[i] = index[j];
+          rank.carry->high[i] = Rank::key::high(list[i]);
+          rank.carry->value[i] = value[j];
+        }
       }
     }
+  }
+  if constexpr (Rank::partitioned) {
+    if (rank.carry) rank.carry->count = count;
   }
 }
 
