@@ -5,7 +5,8 @@
 // shared_memory's BlockScan, staging in shared memory, coalesced writes). They differ
 // in where a tile's output starts:
 // - stable: after everything the tiles before it selected, found by decoupled look-back
-//   (grid/look_back.cuh); tiles are handed out by an atomic ticket in the order blocks ask;
+//   (grid/look_back.cuh); after each block's first tile (its index), tiles are handed out
+//   by an atomic ticket in the order blocks ask;
 // - unordered: wherever one atomicAdd on a global counter reserves room; tiles are
 //   taken grid-stride.
 // Once a tile's items are staged in shared memory, its registers are free: the block
@@ -184,8 +185,8 @@ template <int Threads, int ItemsPerThread, class V, int ThreadsPerSm>
 inline constexpr int copy_if_min_blocks =
     (ItemsPerThread * sizeof(V) <= 64 && Threads <= ThreadsPerSm) ? ThreadsPerSm / Threads : 1;
 
-/// Stable copy_if. A grid of resident blocks; each takes its tiles by an atomic ticket,
-/// in the order blocks ask. scratch (more than one block): the ticket (64-bit, in the
+/// Stable copy_if. A grid of resident blocks; block b takes tile b, then tiles by an atomic
+/// ticket, in the order blocks ask. scratch (more than one block): the ticket (64-bit, in the
 /// slot), the counter of finished blocks, and one status word per tile, all zero at
 /// launch; the last block to finish zeroes ticket and counter again.
 ///
@@ -218,10 +219,12 @@ __device__ TALLY_FORCEINLINE void stable_copy_if_body(It first, std::int64_t n, 
 
   const std::int64_t tiles = n > 0 ? (n + tile_items - 1) / tile_items : 1;
   compaction_t compaction{storage};
-  // A ticket, not blockIdx: a tile waits only for tiles that blocks already hold.
-  if (tid == 0) storage.next_tile = single ? 0 : static_cast<long long>(atomicAdd(ticket, 1ull));
-  __syncthreads();
-  long long fresh = storage.next_tile;  // the tile loaded into registers (>= tiles: none)
+  // A block's first tile is its index: no atomic before its first load (at 2^14 items,
+  // four blocks of 512 x 8, the ticket's round trip was 5% of the call). Blocks start in
+  // index order, and the grid is resident at once, so tile b's predecessors are held by
+  // blocks already running (the assumption of CUB's look-back). Later tiles come by a
+  // ticket, in the order blocks ask: a tile waits only for tiles that blocks already hold.
+  long long fresh = blockIdx.x;  // the tile loaded into registers (>= tiles: none)
   long long held = -1;                  // the tile counted and staged, not yet written (-1: none)
   int fresh_total = 0, held_total = 0;
   int buffer = 0;                       // the staging buffer of `fresh`
@@ -252,7 +255,7 @@ __device__ TALLY_FORCEINLINE void stable_copy_if_body(It first, std::int64_t n, 
       } else {
         if (held == 0) storage.out_start = 0;
         // Asked before the look-back, so that the atomic's latency overlaps it.
-        if (fresh < tiles) storage.next_tile = static_cast<long long>(atomicAdd(ticket, 1ull));
+        if (fresh < tiles) storage.next_tile = static_cast<long long>(gridDim.x + atomicAdd(ticket, 1ull));
       }
     }
     if (!single && held > 0 && tid < 32) {
@@ -308,6 +311,14 @@ using kernels::stable_copy_if_kernel;
 
 /// Unordered copy_if. scratch (when the grid has more than one block): the counter of
 /// finished blocks and the slot (a 64-bit output counter), zero between calls.
+///
+/// Below 2^48 items the slot counts arrivals too: the output count in bits 0-47, the
+/// blocks done in bits 48-63. A block's last tile reserves its room and arrives in one
+/// atomic, and the block whose atomic finds every other block arrived has the final
+/// count in its return value: one atomic round trip per block fewer than reserving and
+/// then arriving at the counter (at 2^12 items, four blocks of 128 x 8, that round trip
+/// and the read of the count after it were a tenth of the call). No ordering is needed:
+/// the count is all the last block reads, and it is in the word its atomic returns.
 template <class Selector, class It, class Select, class OutIt, class CountOut>
 __device__ TALLY_FORCEINLINE void unordered_copy_if_body(It first, std::int64_t n, Select select, OutIt result,
                                                         CountOut count, scratch_view scratch) {
@@ -319,6 +330,9 @@ __device__ TALLY_FORCEINLINE void unordered_copy_if_body(It first, std::int64_t 
   using compaction_t =
       tile_compaction<copy_if_scan<policy.backend>::template type, Threads, ItemsPerThread, iter_value_t<It>, Select>;
   constexpr int tile_items = compaction_t::tile_items;
+  constexpr int arrival_shift = 48;
+  constexpr unsigned long long arrival = 1ull << arrival_shift;
+  constexpr unsigned long long count_mask = arrival - 1;
   __shared__ typename compaction_t::temp_storage storage;
   const int tid = static_cast<int>(threadIdx.x);
   wait_for_prior_grids();
@@ -326,6 +340,9 @@ __device__ TALLY_FORCEINLINE void unordered_copy_if_body(It first, std::int64_t 
   // With one block the output counter lives in a register of thread 0.
   unsigned long long* out_counter = gridDim.x > 1 ? static_cast<unsigned long long*>(scratch.slot) : nullptr;
   unsigned long long local_counter = 0;
+  const bool fused = n < std::int64_t(arrival) && gridDim.x < (1u << (64 - arrival_shift));
+  const unsigned long long start_mask = fused ? count_mask : ~0ull;
+  bool arrived = false, last = false;  // thread 0, fused: this block's arrival, and whether it came last
 
   const std::int64_t tiles = n > 0 ? (n + tile_items - 1) / tile_items : 0;
   compaction_t compaction{storage};
@@ -334,18 +351,26 @@ __device__ TALLY_FORCEINLINE void unordered_copy_if_body(It first, std::int64_t 
   while (tile < tiles) {
     const int total = compaction.count(n, tile, select);
     compaction.stage();
+    const std::int64_t next = tile + gridDim.x;
     if (tid == 0) {
       // One atomic per tile reserves the tile's room in the output.
-      if (out_counter) {
-        storage.out_start =
-            total ? static_cast<long long>(atomicAdd(out_counter, static_cast<unsigned long long>(total))) : 0;
-      } else {
+      if (!out_counter) {
         storage.out_start = static_cast<long long>(local_counter);
         local_counter += static_cast<unsigned long long>(total);
+      } else if (fused && next >= tiles) {
+        const unsigned long long before = atomicAdd(out_counter, static_cast<unsigned long long>(total) + arrival);
+        storage.out_start = static_cast<long long>(before & count_mask);
+        arrived = true;
+        last = (before >> arrival_shift) == gridDim.x - 1;
+        local_counter = (before & count_mask) + static_cast<unsigned long long>(total);
+      } else {
+        // Under `fused`, blocks that have arrived show in the high bits.
+        storage.out_start =
+            total ? static_cast<long long>(atomicAdd(out_counter, static_cast<unsigned long long>(total)) & start_mask)
+                  : 0;
       }
     }
     __syncthreads();  // out_start and the staged items
-    const std::int64_t next = tile + gridDim.x;
     compaction.finish_and_load_next(first, n, next, tiles, select, result, storage.out_start, total);
     tile = next;
   }
@@ -353,6 +378,18 @@ __device__ TALLY_FORCEINLINE void unordered_copy_if_body(It first, std::int64_t 
   if (tid != 0) return;
   if (!out_counter) {
     *count = static_cast<std::int64_t>(local_counter);
+    return;
+  }
+  if (fused) {
+    if (!arrived) {  // a block without a tile
+      const unsigned long long before = atomicAdd(out_counter, arrival);
+      last = (before >> arrival_shift) == gridDim.x - 1;
+      local_counter = before & count_mask;
+    }
+    if (last) {
+      *count = static_cast<std::int64_t>(local_counter);
+      *out_counter = 0;  // every other block's last atomic is behind us
+    }
     return;
   }
   // Program order puts this block's atomics before its arrival; arrival releases them.
