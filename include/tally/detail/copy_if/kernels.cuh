@@ -5,8 +5,8 @@
 // shared_memory's BlockScan, staging in shared memory, coalesced writes). They differ
 // in where a tile's output starts:
 // - stable: after everything the tiles before it selected, found by decoupled look-back
-//   (grid/look_back.cuh); after each block's first tile (its index), tiles are handed out
-//   by an atomic ticket in the order blocks ask;
+//   (grid/look_back.cuh); tiles are handed out by an atomic ticket in the order blocks ask
+//   (a block's index, where the grid covers the input);
 // - unordered: wherever one atomicAdd on a global counter reserves room; tiles are
 //   taken grid-stride.
 // Once a tile's items are staged in shared memory, its registers are free: the block
@@ -185,10 +185,11 @@ template <int Threads, int ItemsPerThread, class V, int ThreadsPerSm>
 inline constexpr int copy_if_min_blocks =
     (ItemsPerThread * sizeof(V) <= 64 && Threads <= ThreadsPerSm) ? ThreadsPerSm / Threads : 1;
 
-/// Stable copy_if. A grid of resident blocks; block b takes tile b, then tiles by an atomic
-/// ticket, in the order blocks ask. scratch (more than one block): the ticket (64-bit, in the
-/// slot), the counter of finished blocks, and one status word per tile, all zero at
-/// launch; the last block to finish zeroes ticket and counter again.
+/// Stable copy_if. A grid of resident blocks; each takes tile blockIdx.x where the grid
+/// covers the input, else its tiles by an atomic ticket, in the order blocks ask. scratch
+/// (more than one block): the ticket (64-bit, in the slot), the counter of finished
+/// blocks, and one status word per tile, all zero at launch; where tickets were taken,
+/// the last block to finish zeroes ticket and counter again.
 ///
 /// A block works on two tiles at once: it counts its new tile and publishes the new
 /// tile's aggregate before it looks back for the tile it counted one round earlier.
@@ -219,12 +220,20 @@ __device__ TALLY_FORCEINLINE void stable_copy_if_body(It first, std::int64_t n, 
 
   const std::int64_t tiles = n > 0 ? (n + tile_items - 1) / tile_items : 1;
   compaction_t compaction{storage};
-  // A block's first tile is its index: no atomic before its first load (at 2^14 items,
-  // four blocks of 512 x 8, the ticket's round trip was 5% of the call). Blocks start in
-  // index order, and the grid is resident at once, so tile b's predecessors are held by
-  // blocks already running (the assumption of CUB's look-back). Later tiles come by a
-  // ticket, in the order blocks ask: a tile waits only for tiles that blocks already hold.
-  long long fresh = blockIdx.x;  // the tile loaded into registers (>= tiles: none)
+  // Where the grid covers the input (every small input), block b takes tile b and no
+  // other: no ticket before the first load and no counter after the last write (at 2^14
+  // items, four blocks of 512 x 8, those two atomics' round trips were a tenth of the
+  // call). Blocks start in index order and the grid is resident at once, so tile b's
+  // predecessors are held by blocks already running (the assumption of CUB's look-back).
+  // Otherwise tiles come by a ticket, in the order blocks ask: a tile waits only for
+  // tiles that blocks already hold (at 2^24, tiles by index were 4-5% slower).
+  // (One block takes tile 0, then the next ones in turn, with no scratch at all.)
+  const bool by_index = single || tiles <= static_cast<std::int64_t>(gridDim.x);
+  if (!by_index) {
+    if (tid == 0) storage.next_tile = static_cast<long long>(atomicAdd(ticket, 1ull));
+    __syncthreads();
+  }
+  long long fresh = by_index ? static_cast<long long>(blockIdx.x) : storage.next_tile;  // loaded (>= tiles: none)
   long long held = -1;                  // the tile counted and staged, not yet written (-1: none)
   int fresh_total = 0, held_total = 0;
   int buffer = 0;                       // the staging buffer of `fresh`
@@ -255,7 +264,7 @@ __device__ TALLY_FORCEINLINE void stable_copy_if_body(It first, std::int64_t n, 
       } else {
         if (held == 0) storage.out_start = 0;
         // Asked before the look-back, so that the atomic's latency overlaps it.
-        if (fresh < tiles) storage.next_tile = static_cast<long long>(gridDim.x + atomicAdd(ticket, 1ull));
+        if (fresh < tiles) storage.next_tile = by_index ? tiles : static_cast<long long>(atomicAdd(ticket, 1ull));
       }
     }
     if (!single && held > 0 && tid < 32) {
@@ -286,7 +295,7 @@ __device__ TALLY_FORCEINLINE void stable_copy_if_body(It first, std::int64_t n, 
     if (fresh >= tiles && (!double_buffered || held < 0)) break;
   }
 
-  if (single || tid != 0) return;
+  if (single || by_index || tid != 0) return;
   if (arrive_and_check_last(scratch.counter)) {
     // Every block has taken its last ticket: ticket and counter are free again.
     *ticket = 0;
