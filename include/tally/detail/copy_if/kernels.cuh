@@ -221,9 +221,9 @@ __device__ TALLY_FORCEINLINE void stable_copy_if_body(It first, std::int64_t n, 
   const std::int64_t tiles = n > 0 ? (n + tile_items - 1) / tile_items : 1;
   compaction_t compaction{storage};
   // Where the grid covers the input (every small input), block b takes tile b and no
-  // other: no ticket before the first load and no counter after the last write (at 2^14
-  // items, four blocks of 512 x 8, those two atomics' round trips were a tenth of the
-  // call). Blocks start in index order and the grid is resident at once, so tile b's
+  // other: no ticket before the first load and no counter after the last write (at
+  // 2^14..2^20 items, 4 to 256 blocks of 512 x 8, those two atomics' round trips were a
+  // fifth to a quarter of the call's GPU time). Blocks start in index order and the grid is resident at once, so tile b's
   // predecessors are held by blocks already running (the assumption of CUB's look-back).
   // Otherwise tiles come by a ticket, in the order blocks ask: a tile waits only for
   // tiles that blocks already hold (at 2^24, tiles by index were 4-5% slower).
@@ -325,8 +325,9 @@ using kernels::stable_copy_if_kernel;
 /// blocks done in bits 48-63. A block's last tile reserves its room and arrives in one
 /// atomic, and the block whose atomic finds every other block arrived has the final
 /// count in its return value: one atomic round trip per block fewer than reserving and
-/// then arriving at the counter (at 2^12 items, four blocks of 128 x 8, that round trip
-/// and the read of the count after it were a tenth of the call). No ordering is needed:
+/// then arriving at the counter (at 2^12..2^20 items, 4 to 1024 blocks of 128 x 8, that
+/// round trip and the read of the count after it were a fifth to a quarter of the call's
+/// GPU time). No ordering is needed:
 /// the count is all the last block reads, and it is in the word its atomic returns.
 template <class Selector, class It, class Select, class OutIt, class CountOut>
 __device__ TALLY_FORCEINLINE void unordered_copy_if_body(It first, std::int64_t n, Select select, OutIt result,
