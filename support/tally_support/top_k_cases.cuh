@@ -28,13 +28,9 @@
 #include <tally_support/extrema_cases.cuh>
 #include <tally_support/reference.cuh>
 
+#include <tally_support/cub_top_k.cuh>
+
 #include <cub/device/device_reduce.cuh>
-#if CCCL_VERSION >= 3003000
-#  include <cub/device/device_topk.cuh>
-#  include <cuda/iterator>
-#  include <cuda/std/execution>
-#  include <cuda/stream_ref>
-#endif
 #include <cuda/std/cstdint>
 #include <cuda/std/limits>
 #include <thrust/iterator/counting_iterator.h>
@@ -203,23 +199,6 @@ void for_each_wanted(const Names& wanted, F&& f) {
 /// The largest K the benchmark's rows ask for (the reference holds this many entries).
 inline constexpr int bench_max_k = 1024;
 
-/// Whether cub::DeviceTopK exists (CCCL >= 3.3; bench_top_k's CUB DeviceTopK rows).
-inline constexpr bool has_cub_device_top_k = CCCL_VERSION >= 3003000;
-
-#if CCCL_VERSION >= 3003000
-/// cub::DeviceTopK::MaxPairs of [in, in + n) with the indices as the values: the k largest,
-/// unsorted and non-deterministic (the only configuration CCCL 3.5 implements; it must be
-/// asked for in the environment). temp == nullptr sets bytes.
-template <class T>
-cudaError_t cub_device_top_k(void* temp, std::size_t& bytes, const T* in, std::size_t n, int k, T* values,
-                             std::int64_t* indices, cudaStream_t stream) {
-  auto requirements = ::cuda::execution::require(::cuda::execution::determinism::not_guaranteed,
-                                                 ::cuda::execution::output_ordering::unsorted);
-  auto env = ::cuda::std::execution::env{::cuda::stream_ref{stream}, requirements};
-  return cub::DeviceTopK::MaxPairs(temp, bytes, in, values, ::cuda::counting_iterator<std::int64_t>{0}, indices,
-                                   static_cast<std::int64_t>(n), k, env);
-}
-#endif
 
 /// One (case, n) of bench_top_k: extrema_input's copies, CUB ArgMax and its result
 /// (checked there: not all zeros, the last copy as the first), plus the reference (the

@@ -4,10 +4,12 @@
 // (bit for bit: NaN payloads and the sign of zero included). Sizes around the select
 // kernel's sort chunk (2048) and buffer limits; data random, constant, ascending,
 // descending, +-inf, NaN, zeros of both signs, three distinct values; tally::less<> and
-// tally::greater<>; both forms; bad arguments.
+// tally::greater<>; both forms; bad arguments. Built against CCCL >= 3.3 (CCCL 3.5 with
+// scripts/gpu-check.sh --cccl-dir): against cub::DeviceTopK, as multisets.
 #include "common.cuh"
 
 #include <tally/top_k.cuh>
+#include <tally_support/cub_top_k.cuh>
 
 namespace top_k_any {
 
@@ -142,3 +144,54 @@ TEST_CASE("run-time k top_k: bad arguments are tally::error and write nothing") 
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   CHECK(indices.to_host() == guard);
 }
+
+#if CCCL_VERSION >= 3003000
+namespace top_k_any {
+
+/// a == b in the library's order, zeros of both signs equal, every NaN equal.
+bool same_value(float a, float b) { return (a != a && b != b) || a == b; }
+
+/// tally::top_k_into of n floats against cub::DeviceTopK::MaxPairs (unsorted: compared as
+/// a multiset of values, after a sort in the library's order), and each index of both
+/// pointing at its value.
+void check_against_cub(long long n, int k, tt::pattern p) {
+  INFO("n=", n, " k=", k, " pattern=", tt::pattern_name(p));
+  const tt::dataset<float> d = tt::make_data<float>(n, p);
+  const std::vector<float> host = d.host();
+  const cudaStream_t stream = tt::test_stream();
+  device_buffer<float> cub_v(static_cast<std::size_t>(k)), tally_v(static_cast<std::size_t>(k));
+  device_buffer<std::int64_t> cub_i(static_cast<std::size_t>(k)), tally_i(static_cast<std::size_t>(k));
+  std::size_t bytes = 0;
+  REQUIRE(tally_support::cub_device_top_k(nullptr, bytes, d.ptr, static_cast<std::size_t>(n), k, cub_v.data(),
+                                          cub_i.data(), stream) == cudaSuccess);
+  device_buffer<unsigned char> temp(bytes > 0 ? bytes : 1);
+  REQUIRE(tally_support::cub_device_top_k(temp.data(), bytes, d.ptr, static_cast<std::size_t>(n), k, cub_v.data(),
+                                          cub_i.data(), stream) == cudaSuccess);
+  tally::top_k_into(tally::par.on(stream), d.ptr, d.ptr + n, k, tally_v.data(), tally_i.data());
+  REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+  const std::vector<float> cv = cub_v.to_host(), tv = tally_v.to_host();
+  const std::vector<std::int64_t> ci = cub_i.to_host(), ti = tally_i.to_host();
+  std::vector<float> want = cv;
+  std::sort(want.begin(), want.end(), [](float a, float b) { return tally::detail::ordered_less(b, a); });
+  int wrong = 0;
+  for (int j = 0; j < k; ++j) {
+    const std::int64_t c = ci[static_cast<std::size_t>(j)], t = ti[static_cast<std::size_t>(j)];
+    const std::size_t at = static_cast<std::size_t>(j);
+    const bool ok = c >= 0 && c < n && same_value(host[static_cast<std::size_t>(c)], cv[at]) && t >= 0 && t < n &&
+                    same_bits(host[static_cast<std::size_t>(t)], tv[at]) && same_value(want[at], tv[at]);
+    if (!ok && wrong++ < 5)
+      FAIL_CHECK("entry ", j, ": tally ", tv[at], " at ", t, ", CUB's j-th best ", want[at], " (CUB's entry ", cv[at],
+                 " at ", c, ")");
+  }
+}
+
+}  // namespace top_k_any
+
+TEST_CASE("run-time k top_k: the same values as cub::DeviceTopK") {
+  for (tt::pattern p : {tt::pattern::random, tt::pattern::constant, tt::pattern::sorted, tt::pattern::reversed,
+                        tt::pattern::neg_and_zeros}) {
+    for (long long n : {1000LL, (1LL << 16) + 3, 1LL << 20})
+      for (int k : {1, 8, 32, 256, 1000}) top_k_any::check_against_cub(n, k, p);
+  }
+}
+#endif

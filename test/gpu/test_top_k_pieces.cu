@@ -11,10 +11,12 @@
 // ascending, descending, NaN, +-inf, zeros of both signs, three distinct values, periodic
 // data that defeats the strata (the exact select); float, int32, double (16-byte words),
 // int8, half; tally::less<> and tally::greater<>. One row of 2^31 + 5 items (a
-// transform iterator) with a closed-form answer. Bad arguments.
+// transform iterator) with a closed-form answer. Bad arguments. Built against CCCL >= 3.5
+// (scripts/gpu-check.sh --cccl-dir): rows against cub::DeviceBatchedTopK, as multisets.
 #include "common.cuh"
 
 #include <tally/top_k.cuh>
+#include <tally_support/cub_top_k.cuh>
 
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -236,3 +238,60 @@ TEST_CASE("top_k over pieces: bad arguments are tally::error and write nothing")
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   CHECK(indices.to_host() == guard);
 }
+
+#if CCCL_VERSION >= 3005000
+namespace top_k_pieces {
+
+/// a == b in the library's order, zeros of both signs equal, every NaN equal.
+bool same_value(float a, float b) { return (a != a && b != b) || a == b; }
+
+/// tally::top_k_into over `rows` rows of Length floats against CUB 3.5's
+/// DeviceBatchedTopK::MaxPairs (unsorted: each row's values compared as multisets, after
+/// a sort in the library's order), and each index of both pointing at its value.
+template <int Length>
+void check_against_cub_batched(int rows, int k, tt::pattern p) {
+  INFO("rows=", rows, " length=", Length, " k=", k, " pattern=", tt::pattern_name(p));
+  const tt::dataset<float> d = tt::make_data<float>(static_cast<long long>(rows) * Length, p);
+  const std::vector<float> host = d.host();
+  const std::size_t out = static_cast<std::size_t>(rows) * static_cast<std::size_t>(k);
+  device_buffer<float> cub_v(out), tally_v(out);
+  device_buffer<std::int64_t> cub_i(out), tally_i(out);
+  std::size_t bytes = 0;
+  REQUIRE(tally_support::cub_batched_top_k<Length>(nullptr, bytes, d.ptr, rows, k, cub_v.data(), cub_i.data()) ==
+          cudaSuccess);
+  device_buffer<unsigned char> temp(bytes > 0 ? bytes : 1);
+  REQUIRE(tally_support::cub_batched_top_k<Length>(temp.data(), bytes, d.ptr, rows, k, cub_v.data(), cub_i.data()) ==
+          cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);  // CUB's call ran on stream 0
+  tally::top_k_into(tally::par.on(tt::test_stream()), d.ptr, tally::rows(rows, Length), k, tally_v.data(),
+                    tally_i.data());
+  REQUIRE(cudaStreamSynchronize(tt::test_stream()) == cudaSuccess);
+  const std::vector<float> cv = cub_v.to_host(), tv = tally_v.to_host();
+  const std::vector<std::int64_t> ci = cub_i.to_host(), ti = tally_i.to_host();
+  int wrong = 0;
+  for (int r = 0; r < rows && wrong < 5; ++r) {
+    const std::size_t at = static_cast<std::size_t>(r) * static_cast<std::size_t>(k);
+    const float* row = host.data() + static_cast<std::size_t>(r) * Length;
+    std::vector<float> want(cv.begin() + static_cast<std::ptrdiff_t>(at), cv.begin() + static_cast<std::ptrdiff_t>(at + k));
+    std::sort(want.begin(), want.end(), [](float a, float b) { return tally::detail::ordered_less(b, a); });
+    for (int j = 0; j < k; ++j) {
+      const std::int64_t c = ci[at + j], t = ti[at + j];
+      const bool ok = c >= 0 && c < Length && same_value(row[c], cv[at + j]) && t >= 0 && t < Length &&
+                      same_bits(row[t], tv[at + j]) && same_value(want[static_cast<std::size_t>(j)], tv[at + j]);
+      if (!ok && wrong++ < 5)
+        FAIL_CHECK("row ", r, " entry ", j, ": tally ", tv[at + j], " at ", t, ", CUB's j-th best ",
+                   want[static_cast<std::size_t>(j)], " (CUB's entry ", cv[at + j], " at ", c, ")");
+    }
+  }
+}
+
+}  // namespace top_k_pieces
+
+TEST_CASE("top_k over rows: the same values as CUB 3.5's DeviceBatchedTopK, row by row") {
+  for (tt::pattern p : {tt::pattern::random, tt::pattern::constant, tt::pattern::sorted, tt::pattern::reversed,
+                        tt::pattern::neg_and_zeros}) {
+    for (int k : {1, 2, 31, 32, 33, 100, 256}) top_k_pieces::check_against_cub_batched<256>(4096, k, p);
+    for (int k : {1, 50, 1023, 1024}) top_k_pieces::check_against_cub_batched<1024>(300, k, p);
+  }
+}
+#endif
