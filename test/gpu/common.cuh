@@ -636,4 +636,26 @@ void reduce_suite() {
   }
 }
 
+/// One piece's top-k from tally against CUB's (whose DeviceTopK / DeviceBatchedTopK give
+/// the k best in no set order): tally's values are, entry by entry, CUB's values sorted
+/// best first in the library's order (the same multiset, and tally's sorted), and every
+/// index of both points at its value in `piece` (tally's with the same bits). Reports up
+/// to `budget` failures, `where` saying which piece.
+inline void check_top_k_as_multiset(const float* piece, std::int64_t length, const float* cub_values,
+                                    const std::int64_t* cub_indices, const float* tally_values,
+                                    const std::int64_t* tally_indices, int k, int& budget, const std::string& where) {
+  std::vector<float> want(cub_values, cub_values + k);
+  std::sort(want.begin(), want.end(), tally_support::library_order_greater{});
+  for (int j = 0; j < k && budget > 0; ++j) {
+    const std::int64_t c = cub_indices[j], t = tally_indices[j];
+    const bool ok = c >= 0 && c < length && same_value(piece[c], cub_values[j]) && t >= 0 && t < length &&
+                    std::memcmp(&piece[t], &tally_values[j], sizeof(float)) == 0 && same_value(want[j], tally_values[j]);
+    if (!ok) {
+      --budget;
+      FAIL_CHECK(where, " entry ", j, ": tally ", tally_values[j], " at ", t, ", CUB's j-th best ", want[j],
+                 " (CUB's entry ", cub_values[j], " at ", c, ")");
+    }
+  }
+}
+
 }  // namespace tt

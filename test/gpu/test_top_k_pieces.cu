@@ -242,9 +242,6 @@ TEST_CASE("top_k over pieces: bad arguments are tally::error and write nothing")
 #if CCCL_VERSION >= 3005000
 namespace top_k_pieces {
 
-/// a == b in the library's order, zeros of both signs equal, every NaN equal.
-bool same_value(float a, float b) { return (a != a && b != b) || a == b; }
-
 /// tally::top_k_into over `rows` rows of Length floats against CUB 3.5's
 /// DeviceBatchedTopK::MaxPairs (unsorted: each row's values compared as multisets, after
 /// a sort in the library's order), and each index of both pointing at its value.
@@ -268,20 +265,11 @@ void check_against_cub_batched(int rows, int k, tt::pattern p) {
   REQUIRE(cudaStreamSynchronize(tt::test_stream()) == cudaSuccess);
   const std::vector<float> cv = cub_v.to_host(), tv = tally_v.to_host();
   const std::vector<std::int64_t> ci = cub_i.to_host(), ti = tally_i.to_host();
-  int wrong = 0;
-  for (int r = 0; r < rows && wrong < 5; ++r) {
+  int budget = 5;
+  for (int r = 0; r < rows && budget > 0; ++r) {
     const std::size_t at = static_cast<std::size_t>(r) * static_cast<std::size_t>(k);
-    const float* row = host.data() + static_cast<std::size_t>(r) * Length;
-    std::vector<float> want(cv.begin() + static_cast<std::ptrdiff_t>(at), cv.begin() + static_cast<std::ptrdiff_t>(at + k));
-    std::sort(want.begin(), want.end(), [](float a, float b) { return tally::detail::ordered_less(b, a); });
-    for (int j = 0; j < k; ++j) {
-      const std::int64_t c = ci[at + j], t = ti[at + j];
-      const bool ok = c >= 0 && c < Length && same_value(row[c], cv[at + j]) && t >= 0 && t < Length &&
-                      same_bits(row[t], tv[at + j]) && same_value(want[static_cast<std::size_t>(j)], tv[at + j]);
-      if (!ok && wrong++ < 5)
-        FAIL_CHECK("row ", r, " entry ", j, ": tally ", tv[at + j], " at ", t, ", CUB's j-th best ",
-                   want[static_cast<std::size_t>(j)], " (CUB's entry ", cv[at + j], " at ", c, ")");
-    }
+    tt::check_top_k_as_multiset(host.data() + static_cast<std::size_t>(r) * Length, Length, cv.data() + at,
+                                ci.data() + at, tv.data() + at, ti.data() + at, k, budget, "row " + std::to_string(r));
   }
 }
 
