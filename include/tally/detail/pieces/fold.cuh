@@ -61,8 +61,10 @@ struct key_fold {
     const unsigned long long k = plan.key_of(x, index);
     best = k > best ? k : best;
   }
-  __device__ TALLY_FORCEINLINE maybe<T> result() const {
-    return best != 0 ? maybe<T>{plan.from_key(best), true} : maybe<T>{T{}, false};
+  __device__ TALLY_FORCEINLINE maybe<T> result() const { return result_of(best); }
+  /// The accumulator of a key (of this fold's or a fold of several threads' keys).
+  __device__ TALLY_FORCEINLINE maybe<T> result_of(unsigned long long key) const {
+    return key != 0 ? maybe<T>{plan.from_key(key), true} : maybe<T>{T{}, false};
   }
 };
 

@@ -15,10 +15,12 @@
 //   piece u / chunks (the grid strides over the units); chunk c is the piece's tiles c,
 //   c + chunks, ... (fold_chunk). The block folds its chunk with
 //   Items loads in flight per thread and combines like the backend's reduction (a tree in
-//   shared memory or shuffles). With one chunk its thread 0 finishes the piece; with more
+//   shared memory or shuffles; the arg-extrema on packed keys combine the keys, one 64-bit
+//   max a step). With one chunk its thread 0 finishes the piece; with more
 //   it writes its partial into the chunk's slot and arrives at the piece's counter (the
 //   word of the piece's first slot), and the block that arrives last folds the piece's
-//   partials in chunk order (deterministic: the same tree whatever the arrival order) and
+//   partials in chunk order (deterministic: the same tree whatever the arrival order; up
+//   to 32 partials by warp 0 alone, without a barrier, except on shared_memory) and
 //   finishes. For long pieces: 1 x 2^28 is the flat reduction's single pass.
 //
 // The counters are zero between calls: the last block to arrive at a piece sets its counter
@@ -37,7 +39,9 @@
 #include <tally/detail/runtime/kernel_policy.cuh>
 #include <tally/detail/runtime/pdl.cuh>
 #include <tally/detail/runtime/scratch.cuh>
+#include <tally/functional.cuh>
 #include <tally/warp/group_reduce.cuh>
+#include <tally/warp/shuffle.cuh>
 
 #include <cuda/atomic>
 
@@ -142,6 +146,8 @@ template <backend_id Backend, int Threads, class T>
 struct pieces_block_reduce {
   using values = std::conditional_t<Backend == backend_id::shared_memory, block_reduce_tree<T, Threads>,
                                     block_reduce_shuffle<T, Threads>>;
+  using keys = std::conditional_t<Backend == backend_id::shared_memory, block_reduce_tree<unsigned long long, Threads>,
+                                  block_reduce_shuffle<unsigned long long, Threads>>;
   using partials = std::conditional_t<Backend == backend_id::shared_memory, block_reduce_tree<maybe<T>, Threads>,
                                       block_reduce_shuffle<maybe<T>, Threads>>;
 };
@@ -155,7 +161,8 @@ TALLY_HOST_DEVICE constexpr std::size_t pieces_shared_bytes() {
   const std::size_t slots = Backend == backend_id::shared_memory ? sizeof(maybe<T>) * Threads : 0;
   const std::size_t a = sizeof(typename reduce::values::temp_storage);
   const std::size_t b = sizeof(typename reduce::partials::temp_storage);
-  const std::size_t m = a > b ? a : b;
+  const std::size_t k = sizeof(typename reduce::keys::temp_storage);
+  const std::size_t m = (a > b ? a : b) > k ? (a > b ? a : b) : k;
   return slots > m ? slots : m;
 }
 
@@ -203,7 +210,9 @@ __device__ void pieces_by_blocks(It first, const Pieces& pieces, const Plan& pla
   using T = typename Plan::accumulator;
   using block_reduce_t = typename pieces_block_reduce<Backend, Threads, T>::values;
   using block_fold_t = typename pieces_block_reduce<Backend, Threads, T>::partials;
+  using key_reduce_t = typename pieces_block_reduce<Backend, Threads, T>::keys;
   auto& storage = *reinterpret_cast<typename block_reduce_t::temp_storage*>(shared);
+  auto& key_storage = *reinterpret_cast<typename key_reduce_t::temp_storage*>(shared);
   auto& fold_storage = *reinterpret_cast<typename block_fold_t::temp_storage*>(shared);
   __shared__ bool is_last;
   const int tid = static_cast<int>(threadIdx.x);
@@ -215,11 +224,28 @@ __device__ void pieces_by_blocks(It first, const Pieces& pieces, const Plan& pla
     const std::int64_t length = pieces.length(s);
     const It p = first + pieces.begin(s);
     int valid = 0;
-    const maybe<T> acc =
-        fold_piece(plan, length, [&](auto& fold) { valid = fold_chunk<Threads, Items>(fold, p, length, c, chunks); });
     maybe<T> block_total{};
-    block_total.has = valid > 0;
-    if (valid > 0) block_total.value = block_reduce_t(storage).reduce(acc.value, valid, plan.op);
+    bool on_keys = false;
+    if constexpr (ranks_on_keys<Plan>::value) {
+      // The arg-extrema on packed keys: the block's combine on the 64-bit keys too (one
+      // max a step, where a (value, index) pair with its flag is three words to shuffle
+      // and compare), the key turned into the plan's accumulator once, by thread 0.
+      if (length <= max_packed_partition) {
+        on_keys = true;
+        key_fold<Plan, T> fold{plan};
+        valid = fold_chunk<Threads, Items>(fold, p, length, c, chunks);
+        // A thread without items holds 0, "nothing yet", which no max is moved by.
+        const unsigned long long best =
+            key_reduce_t(key_storage).reduce(fold.best, Threads, maximum<unsigned long long>{});
+        if (tid == 0) block_total = fold.result_of(best);
+      }
+    }
+    if (!on_keys) {
+      const maybe<T> acc =
+          fold_piece(plan, length, [&](auto& fold) { valid = fold_chunk<Threads, Items>(fold, p, length, c, chunks); });
+      block_total.has = valid > 0;
+      if (valid > 0) block_total.value = block_reduce_t(storage).reduce(acc.value, valid, plan.op);
+    }
     if (chunks == 1) {
       if (tid == 0) {
         if (block_total.has) plan.finish(out + s, block_total.value);
@@ -235,16 +261,23 @@ __device__ void pieces_by_blocks(It first, const Pieces& pieces, const Plan& pla
         // As in last_block_reduce: thread 0 acquired the other blocks' partials, the
         // barrier passes that on, and the fence keeps loads from a stale L1 line.
         __threadfence();
+        const auto fold_op = [&](const maybe<T>& a, const maybe<T>& b) { return fold_maybe(a, b, plan.op); };
         maybe<T> folded{};
         folded.has = false;
         for (std::int64_t k = tid; k < chunks; k += Threads)
           folded = fold_maybe(folded, slots[s * chunks + k].partial, plan.op);
         // Threads [0, min(chunks, Threads)) hold a (maybe empty) fold; fold those in order.
         const int holders = chunks < Threads ? static_cast<int>(chunks) : Threads;
-        const maybe<T> total = block_fold_t(fold_storage).reduce(folded, holders, [&](const maybe<T>& a,
-                                                                                     const maybe<T>& b) {
-          return fold_maybe(a, b, plan.op);
-        });
+        maybe<T> total;
+        if (Backend != backend_id::shared_memory && holders <= 32) {
+          // Warp 0 alone, no barrier: the same shuffles, in the same order, as the block
+          // reduction's first warp makes with the other warps empty (the same result).
+          // (Warp 0 folding any number of partials of an exact plan was slower: the
+          // 32-register cap then spilled in the item loop; 2026-11-27, H200.)
+          if (tid < 32) total = warp_reduce<false>(folded, holders, fold_op);
+        } else {
+          total = block_fold_t(fold_storage).reduce(folded, holders, fold_op);
+        }
         if (tid == 0) {
           if (total.has) plan.finish(out + s, total.value);
           else plan.finish.empty(out + s);
