@@ -175,40 +175,40 @@ ts::timing_result time_impl(impl which, ts::copy_if_input<Case>& s) {
   const cudaStream_t st = g.stream;
   T* out = s.out.data();
   switch (which) {
-    case impl::floor: return ts::time_calls([&](int k) { (*g.ruler)(s.in.copy(k), n * sizeof(T), st); }, copies, st);
-    case impl::cub: return ts::time_calls([&](int k) { s.cub_call(k, out); }, copies, st);
+    case impl::floor: return ts::time_row(g, [&](int k) { (*g.ruler)(s.in.copy(k), n * sizeof(T), st); }, copies);
+    case impl::cub: return ts::time_row(g, [&](int k) { s.cub_call(k, out); }, copies);
     case impl::tally_sync: {
       const auto policy = tally::par.on(st);
       T* end = nullptr;
-      auto t = ts::time_calls(
+      auto t = ts::time_row(g,
           [&](int k) {
             const T* first = s.in.copy(k);  // const T*, as in the check: one instantiation
             end = tally::copy_if(policy, first, first + n, out, s.pred);
           },
-          copies, st);
+          copies);
       benchmark::DoNotOptimize(end);
       return t;
     }
     case impl::thrust: {
       T* end = nullptr;
-      auto t = ts::time_calls(
+      auto t = ts::time_row(g,
           [&](int k) {
             const T* first = s.in.copy(k);
             end = thrust::copy_if(thrust::cuda::par.on(st), first, first + n, out, s.pred);
           },
-          copies, st);
+          copies);
       benchmark::DoNotOptimize(end);
       return t;
     }
     default: {
       ts::timing_result t;
       with_into_policy(which, st, [&](auto policy) {
-        t = ts::time_calls(
+        t = ts::time_row(g,
             [&](int k) {
               const T* first = s.in.copy(k);
               tally::copy_if_into(policy, first, first + n, out, s.count_out.data(), s.pred);
             },
-            copies, st);
+            copies);
       });
       return t;
     }

@@ -151,31 +151,30 @@ ts::timing_result time_impl(impl which, ts::extrema_input<Case>& s) {
   const int copies = s.in.count();
   switch (which) {
     case impl::floor:
-      return ts::time_calls([&](int k) { (*g.ruler)(s.in.copy(k), n * sizeof(T), g.stream); }, copies, g.stream);
+      return ts::time_row(g, [&](int k) { (*g.ruler)(s.in.copy(k), n * sizeof(T), g.stream); }, copies);
     case impl::cub:
-      return ts::time_calls([&](int k) { s.cub_call(k); }, copies, g.stream);
+      return ts::time_row(g, [&](int k) { s.cub_call(k); }, copies);
     case impl::thrust: {
       const T* sink = nullptr;
-      auto t = ts::time_calls([&](int k) { sink = Case::thrust_call(s.in.copy(k), s.in.copy(k) + n, g.stream); },
-                              copies, g.stream);
+      auto t = ts::time_row(g, [&](int k) { sink = Case::thrust_call(s.in.copy(k), s.in.copy(k) + n, g.stream); },
+                              copies);
       benchmark::DoNotOptimize(sink);
       return t;
     }
     case impl::tally_reduce: {
       ts::timing_result t;
       with_tally_policy(which, g.stream, [&](auto policy) {
-        t = ts::time_calls(
+        t = ts::time_row(g,
             [&](int k) { Case::tally_reduce_into(policy, s.in.copy(k), s.in.copy(k) + n, s.value_out.data()); },
-            copies, g.stream);
+            copies);
       });
       return t;
     }
     default: {
       ts::timing_result t;
       with_tally_policy(which, g.stream, [&](auto policy) {
-        t = ts::time_calls(
-            [&](int k) { Case::tally_into(policy, s.in.copy(k), s.in.copy(k) + n, s.index_out.data()); }, copies,
-            g.stream);
+        t = ts::time_row(g,
+            [&](int k) { Case::tally_into(policy, s.in.copy(k), s.in.copy(k) + n, s.index_out.data()); }, copies);
       });
       return t;
     }

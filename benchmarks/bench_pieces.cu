@@ -363,14 +363,14 @@ void run_benchmark(benchmark::State& state, op o, impl which, int shape_index) {
       [&](pieces_input& s) {
         const int copies = s.in.count();
         if (which == impl::floor)
-          return ts::time_calls([&](int k) { (*g.ruler)(s.in.copy(k), std::size_t(s.items) * sizeof(float), g.stream); },
-                                copies, g.stream);
+          return ts::time_row(g, [&](int k) { (*g.ruler)(s.in.copy(k), std::size_t(s.items) * sizeof(float), g.stream); },
+                                copies);
         if (which == impl::cub)
-          return ts::time_calls([&](int k) { TALLY_SUPPORT_CHECK(s.cub_call(o, s.cub_temp.data(), s.cub_temp_bytes, k)); },
-                                copies, g.stream);
+          return ts::time_row(g, [&](int k) { TALLY_SUPPORT_CHECK(s.cub_call(o, s.cub_temp.data(), s.cub_temp_bytes, k)); },
+                                copies);
         ts::timing_result t;
         with_tally_policy(which, g.stream, [&](auto policy) {
-          t = ts::time_calls([&](int k) { s.tally_call(o, policy, k); }, copies, g.stream);
+          t = ts::time_row(g, [&](int k) { s.tally_call(o, policy, k); }, copies);
         });
         return t;
       });

@@ -127,29 +127,29 @@ ts::timing_result time_impl(impl which, ts::reduce_input<Case>& s) {
   const int copies = s.in.count();
   switch (which) {
     case impl::floor:
-      return ts::time_calls([&](int k) { (*g.ruler)(s.in.copy(k), n * sizeof(T), g.stream); }, copies, g.stream);
+      return ts::time_row(g, [&](int k) { (*g.ruler)(s.in.copy(k), n * sizeof(T), g.stream); }, copies);
     case impl::cub:
-      return ts::time_calls([&](int k) { s.cub_call(k); }, copies, g.stream);
+      return ts::time_row(g, [&](int k) { s.cub_call(k); }, copies);
     case impl::thrust: {
       T sink{};
-      auto t = ts::time_calls(
+      auto t = ts::time_row(g,
           [&](int k) {
             sink = thrust::reduce(thrust::cuda::par.on(g.stream), s.in.copy(k), s.in.copy(k) + n, Case::init(),
                                   Case::thrust_op());
           },
-          copies, g.stream);
+          copies);
       benchmark::DoNotOptimize(sink);
       return t;
     }
     default: {
       ts::timing_result t;
       with_tally_policy(which, g.stream, [&](auto policy) {
-        t = ts::time_calls(
+        t = ts::time_row(g,
             [&](int k) {
               tally::reduce_into(policy, s.in.copy(k), s.in.copy(k) + n, s.out.data(), Case::init(),
                                  Case::tally_op());
             },
-            copies, g.stream);
+            copies);
       });
       return t;
     }

@@ -365,19 +365,18 @@ ts::timing_result time_impl(impl which, ts::top_k_input<Case>& s) {
   const int copies = s.in.count();
   const cudaStream_t st = g.stream;
   switch (which) {
-    case impl::floor: return ts::time_calls([&](int k) { (*g.ruler)(s.in.copy(k), n * sizeof(T), st); }, copies, st);
-    case impl::cub_argmax: return ts::time_calls([&](int k) { s.cub_call(k); }, copies, st);
-    case impl::cub_sort: return ts::time_calls([&](int k) { s.sort.call(s.in.copy(k)); }, copies, st);
+    case impl::floor: return ts::time_row(g, [&](int k) { (*g.ruler)(s.in.copy(k), n * sizeof(T), st); }, copies);
+    case impl::cub_argmax: return ts::time_row(g, [&](int k) { s.cub_call(k); }, copies);
+    case impl::cub_sort: return ts::time_row(g, [&](int k) { s.sort.call(s.in.copy(k)); }, copies);
     case impl::tally_reduce: {
       const auto policy = tally::par.on(st);
-      return ts::time_calls(
-          [&](int k) { Case::tally_reduce_into(policy, s.in.copy(k), s.in.copy(k) + n, s.value_out.data()); }, copies,
-          st);
+      return ts::time_row(g,
+          [&](int k) { Case::tally_reduce_into(policy, s.in.copy(k), s.in.copy(k) + n, s.value_out.data()); }, copies);
     }
     case impl::tally_max_element: {
       const auto policy = tally::par.on(st);
-      return ts::time_calls(
-          [&](int k) { Case::tally_into(policy, s.in.copy(k), s.in.copy(k) + n, s.index_out.data()); }, copies, st);
+      return ts::time_row(g,
+          [&](int k) { Case::tally_into(policy, s.in.copy(k), s.in.copy(k) + n, s.index_out.data()); }, copies);
     }
     case impl::cub_top2:
     case impl::cub_top2_values:
@@ -386,7 +385,7 @@ ts::timing_result time_impl(impl which, ts::top_k_input<Case>& s) {
       with_cub_reduce_row(which, [&](auto k, auto with_index) {
         constexpr int K = decltype(k)::value;
         constexpr bool WithIndex = decltype(with_index)::value;
-        t = ts::time_calls([&](int c) { s.template cub_reduce_call<K, WithIndex>(c); }, copies, st);
+        t = ts::time_row(g, [&](int c) { s.template cub_reduce_call<K, WithIndex>(c); }, copies);
       });
       return t;
     }
@@ -396,30 +395,30 @@ ts::timing_result time_impl(impl which, ts::top_k_input<Case>& s) {
     case impl::any1024: {
       const auto policy = tally::par.on(st);
       const std::int64_t k = run_time_k(which);
-      return ts::time_calls(
+      return ts::time_row(g,
           [&](int c) {
             const T* first = s.in.copy(c);
             tally::top_k_into(policy, first, first + n, k, s.values_out.data(), s.indices_out.data());
           },
-          copies, st);
+          copies);
     }
     case impl::cub_topk8:
     case impl::cub_topk32:
     case impl::cub_topk256:
     case impl::cub_topk1024: {
       const int k = int(std::min<std::size_t>(std::size_t(run_time_k(which)), n));
-      return ts::time_calls([&](int c) { s.cub_top_k_call(c, k); }, copies, st);
+      return ts::time_row(g, [&](int c) { s.cub_top_k_call(c, k); }, copies);
     }
     default: {
       ts::timing_result t;
       with_top_k_row(which, st, [&](auto k, auto policy) {
         constexpr int K = decltype(k)::value;
-        t = ts::time_calls(
+        t = ts::time_row(g,
             [&](int c) {
               const T* first = s.in.copy(c);  // const T*, as in the check: one instantiation
               tally::top_k_into<K>(policy, first, first + n, s.values_out.data(), s.indices_out.data());
             },
-            copies, st);
+            copies);
       });
       return t;
     }

@@ -33,6 +33,7 @@ struct bench_flags {
   std::string md;
   std::string json;  ///< "" : no JSON rows
   int device = -1;   ///< -1: CUDA's default device
+  bool queued = false;  ///< --timing=queued: the GPU's time per call (calls queued behind a spin)
 
   bool wants(const std::string& case_name) const {
     for (const auto& c : cases)
@@ -57,6 +58,9 @@ inline void print_bench_usage(const bench_program& p) {
             << ")\n"
                "  --json=FILE            every row as JSON Lines (the input of `tally plot`)\n"
                "  --device=N             run on CUDA device N (default: CUDA's default device)\n"
+               "  --timing=calls|queued  calls: back to back between events, the anchors' method (default);\n"
+               "                         queued: the GPU's time per call, the calls queued behind a spin\n"
+               "                         kernel so that the host's cost of a call is hidden\n"
                "  plus Google Benchmark's flags, e.g. --benchmark_filter="
             << p.filter_example << "\n\n";
 }
@@ -83,6 +87,9 @@ inline bench_flags parse_bench_flags(int& argc, char** argv, const bench_program
       f.json = v;
     } else if (args.take_value("--device", v)) {
       f.device = parse_int_flag("--device", v, 0, 1023);
+    } else if (args.take_value("--timing", v)) {
+      if (v != "calls" && v != "queued") throw usage_error("--timing: expected calls or queued, got '" + v + "'");
+      f.queued = v == "queued";
     } else {
       // Google Benchmark's (or unknown: it reports those). Compacting argv in place is
       // safe: the slot written is never ahead of the one being read.

@@ -10,7 +10,7 @@
 ///     ts::checked_measurement(st, g, {case_name, row, key, n, sizeof(T)},
 ///         [&]() -> auto& { return g_inputs.get<Case>(n, g.stream); },   // the input (has `in`)
 ///         [&](auto& s) { return std::string(ok ? "" : "got ..."); },      // "" when right
-///         [&](auto& s) { return ts::time_calls(..., s.in.count(), g.stream); });
+///         [&](auto& s) { return ts::time_row(g, ..., s.in.count()); });
 ///   }
 ///   int main(int argc, char** argv) {
 ///     return ts::run_comparison_benchmarks(argc, argv, program, g,
@@ -19,6 +19,7 @@
 ///         [](const ts::bench_session& s) { return "- method: ...\n" + s.report->markdown("cub"); });
 ///   }
 ///
+/// time_row times a row as --timing says (the anchors' back-to-back calls by default).
 /// The run: this program's flags, then Google Benchmark's (bad flags: exit 2); a usable
 /// GPU (none: "FATAL", exit 1); the stream, the stream_read ruler and the report; the
 /// header line and the device-to-device copy ceiling; the measurements; the Markdown
@@ -41,6 +42,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -56,7 +58,35 @@ struct bench_session {
   std::string when;  ///< utc_now() at the start
   copy_ceiling ceiling;
   std::vector<bench_row> rows;  ///< every measurement, for --json
+  bool queued = false;          ///< --timing=queued
+  spin_calibration spin;        ///< the spin the queued calls wait behind (--timing=queued)
 };
+
+/// A row whose calls make the host wait for the GPU (Thrust's reduce returns its value):
+/// under --timing=queued it is left out (said on stderr), never timed with the host's time in.
+struct not_queued : std::runtime_error {
+  not_queued() : std::runtime_error("the calls did not queue behind the spin kernel (a call waits for the GPU)") {}
+};
+
+/// A row's timing as the run's --timing says: the anchors' back-to-back calls
+/// (time_calls), or the GPU's time per call with the calls queued behind a spin kernel
+/// (time_queued_calls; an estimate by time_calls first sets the calls per loop). A call
+/// that makes the host wait for the GPU cannot be queued: not_queued.
+template <class Call>
+timing_result time_row(const bench_session& g, Call&& call, int copies) {
+  if (!g.queued) return time_calls(call, copies, g.stream);
+  timing_options estimate_options;
+  estimate_options.loops = 3;
+  const long calls = queued_calls_for(time_calls(call, copies, g.stream, estimate_options).median_us);
+  const queued_timing q = time_queued_calls(call, copies, g.stream, calls, g.spin);
+  if (!q.queued) throw not_queued();
+  timing_result r;
+  r.median_us = q.median_us;
+  r.min_us = q.min_us;
+  r.max_us = q.max_us;
+  r.calls_per_loop = q.calls_per_loop;
+  return r;
+}
 
 /// One measurement's place in the report and in Google Benchmark's output.
 struct measurement_id {
@@ -89,9 +119,16 @@ std::optional<double> checked_measurement(benchmark::State& state, bench_session
       return std::nullopt;
     }
     timing_result t;
-    for (auto _ : state) {
-      t = time(s);
-      state.SetIterationTime(t.median_us * 1e-6);
+    try {
+      for (auto _ : state) {
+        t = time(s);
+        state.SetIterationTime(t.median_us * 1e-6);
+      }
+    } catch (const not_queued& e) {
+      std::cerr << g.program << ": " << id.case_name << " " << id.key << " n=" << id.n << " not timed: " << e.what()
+                << "\n";
+      state.SkipWithError("not timed under --timing=queued");
+      return std::nullopt;
     }
     g.report->record(id.case_name, id.row, id.n, t.median_us);
     const double rate = gbps((id.items > 0 ? id.items : double(id.n)) * id.bytes_per_item, t.median_us);
@@ -136,6 +173,8 @@ int run_comparison_benchmarks(int argc, char** argv, const bench_program& p, ben
     TALLY_SUPPORT_CHECK(cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking));
     g.ruler = std::make_unique<stream_read>();
     g.report = std::make_unique<bench_report>(flags.sizes);
+    g.queued = flags.queued;
+    if (g.queued) g.spin = calibrate_spin(g.stream);
 
     std::cout << p.name << " on " << describe(g.device) << ", " << g.when << "\n";
     g.ceiling = measure_copy_ceiling(g.stream);
@@ -151,8 +190,11 @@ int run_comparison_benchmarks(int argc, char** argv, const bench_program& p, ben
     benchmark::Shutdown();
     release_inputs();
 
-    const std::string md =
-        markdown_head(p.name, g.device, g.when) + markdown_body(static_cast<const bench_session&>(g));
+    const std::string md = markdown_head(p.name, g.device, g.when) +
+                           (g.queued ? "- timing: **queued** (`--timing=queued`): the GPU's time per call, the calls "
+                                       "queued behind a spin kernel; not the anchors' back-to-back figure\n"
+                                     : "") +
+                           markdown_body(static_cast<const bench_session&>(g));
     write_markdown(md, flags.md);
     if (!flags.json.empty()) {
       const char* commit = std::getenv("TALLY_COMMIT");  // `tally bench` sets it
