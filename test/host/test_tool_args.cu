@@ -1,10 +1,12 @@
 // The tally tool's command lines: `tally bench` and `tally tune` options, size lists and
 // ranges, what `tally bench` runs (bench_plan), and the errors a bad argument gets
-// (usage_error: exit code 2).
+// (usage_error: exit code 2); and the flags the bench_* executables share (bench_cli.hpp).
 
 #include "../../src/bench.hpp"
 #include "../../src/bench_args.hpp"
 #include "../../src/tune_args.hpp"
+
+#include <tally_support/bench_cli.hpp>
 
 #include <doctest/doctest.h>
 
@@ -132,4 +134,29 @@ TEST_CASE("tally tune: defaults, options and errors") {
   // One policy per class now: the options of the per-size rules are gone, and say so.
   CHECK(usage_message([] { tune("--tolerance 5"); }).find("'--tolerance' is gone") == 0);
   CHECK(usage_message([] { tune("--max-configs 3"); }).find("'--max-configs' is gone") == 0);
+}
+
+TEST_CASE("the benchmarks' flags: --timing, and what is left in argv for Google Benchmark") {
+  const tally_support::bench_program p{"bench_x", "x\n", "bench_x.md", {"a", "b"}, "a/x"};
+  const auto parse = [&](std::vector<std::string> words, int& argc, std::vector<std::string>& left) {
+    words.insert(words.begin(), "bench_x");
+    std::vector<char*> argv;
+    for (auto& w : words) argv.push_back(w.data());
+    argv.push_back(nullptr);
+    argc = int(words.size());
+    const auto f = tally_support::parse_bench_flags(argc, argv.data(), p);
+    left.assign(argv.begin(), argv.begin() + argc);
+    return f;
+  };
+  int argc = 0;
+  std::vector<std::string> left;
+  const auto d = parse({}, argc, left);
+  CHECK_FALSE(d.queued);  // the anchors' back-to-back calls unless asked
+  CHECK(d.cases == std::vector<std::string>{"a", "b"});
+  const auto q = parse({"--timing=queued", "--benchmark_filter=a/", "--cases=b"}, argc, left);
+  CHECK(q.queued);
+  CHECK(q.cases == std::vector<std::string>{"b"});
+  CHECK(left == std::vector<std::string>{"bench_x", "--benchmark_filter=a/"});
+  CHECK_FALSE(parse({"--timing", "calls"}, argc, left).queued);
+  CHECK(usage_message([&] { parse({"--timing=gpu"}, argc, left); }).find("--timing") == 0);
 }
