@@ -228,8 +228,8 @@ __device__ void pieces_by_blocks(It first, const Pieces& pieces, const Plan& pla
     bool on_keys = false;
     if constexpr (ranks_on_keys<Plan>::value) {
       // The arg-extrema on packed keys: the block's combine on the 64-bit keys too (one
-      // max a step, where a (value, index) pair with its flag is three words to shuffle
-      // and compare), the key turned into the plan's accumulator once, by thread 0.
+      // max a step, where a (value, index) pair is 16 bytes to shuffle and a compare of
+      // both), the key turned into the plan's accumulator once, by thread 0.
       if (length <= max_packed_partition) {
         on_keys = true;
         key_fold<Plan, T> fold{plan};
