@@ -48,7 +48,7 @@ compile() {  # source, object, extra flags...
 }
 pids=()
 compile benchmarks/ab/ab_old.cu "$build_dir/ab_old.o" -I"$old_include" -Dtally=tally_old & pids+=($!)
-for tu in ab_new ab_new_top_k ab_new_copy_if ab_main; do
+for tu in ab_new ab_new_top_k ab_new_copy_if ab_new_reduce ab_main; do
   while (($(jobs -rp | wc -l) >= JOBS)); do sleep 1; done
   compile "benchmarks/ab/$tu.cu" "$build_dir/$tu.o" -Iinclude & pids+=($!)
 done
