@@ -197,12 +197,12 @@ double time_round(const std::string& timing, Call&& call, int copies, cudaStream
   tally_support::timing_options one_loop;
   one_loop.loops = 1;
   if (timing == "calls") return tally_support::time_calls(call, copies, stream, one_loop).median_us;
-  const long calls = tally_support::queued_calls_for(tally_support::time_calls(call, copies, stream, one_loop).median_us);
   if (timing == "queued") {
     tally_support::queued_timing_options options;
     options.loops = 1;
-    return tally_support::time_queued_calls(call, copies, stream, calls, spin, options).median_us;
+    return tally_support::time_queued_calls(call, copies, stream, spin, options).median_us;
   }
+  const long calls = tally_support::queued_calls_for(tally_support::time_calls(call, copies, stream, one_loop).median_us);
   // host: the enqueueing of `calls` calls behind a spin, so that no call waits for the GPU.
   tally_support::detail::spin_kernel<><<<1, 1, 0, stream>>>(spin.cycles);
   TALLY_SUPPORT_CHECK_LAUNCH();

@@ -70,15 +70,12 @@ struct not_queued : std::runtime_error {
 
 /// A row's timing as the run's --timing says: the anchors' back-to-back calls
 /// (time_calls), or the GPU's time per call with the calls queued behind a spin kernel
-/// (time_queued_calls; an estimate by time_calls first sets the calls per loop). A call
-/// that makes the host wait for the GPU cannot be queued: not_queued.
+/// (time_queued_calls, its calls per loop from an estimate). A call that makes the host
+/// wait for the GPU cannot be queued: not_queued.
 template <class Call>
 timing_result time_row(const bench_session& g, Call&& call, int copies) {
   if (!g.queued) return time_calls(call, copies, g.stream);
-  timing_options estimate_options;
-  estimate_options.loops = 3;
-  const long calls = queued_calls_for(time_calls(call, copies, g.stream, estimate_options).median_us);
-  const queued_timing q = time_queued_calls(call, copies, g.stream, calls, g.spin);
+  const queued_timing q = time_queued_calls(call, copies, g.stream, g.spin);
   if (!q.queued) throw not_queued();
   timing_result r;
   r.median_us = q.median_us;

@@ -142,8 +142,8 @@ timing_result time_calls(Call&& call, int copies, cudaStream_t stream, const tim
 // times). The figure is the median of the loops' means.
 //
 //   const spin_calibration spin = calibrate_spin(stream);
-//   const long calls = queued_calls_for(time_calls(call, copies, stream).median_us);
-//   queued_timing t = time_queued_calls(call, copies, stream, calls, spin);
+//   queued_timing t = time_queued_calls(call, copies, stream, spin);  // calls per loop from an estimate
+//   // or, with a known time per call: time_queued_calls(call, copies, stream, queued_calls_for(us), spin)
 
 namespace detail {
 
@@ -257,6 +257,17 @@ queued_timing time_queued_calls(Call&& call, int copies, cudaStream_t stream, lo
   r.min_us = loop_us.front();
   r.max_us = loop_us.back();
   return r;
+}
+
+/// time_queued_calls with its calls per loop set by a one-loop time_calls estimate
+/// (queued_calls_for): the GPU's time per call of a call one knows nothing about yet.
+template <class Call>
+queued_timing time_queued_calls(Call&& call, int copies, cudaStream_t stream, const spin_calibration& spin,
+                                const queued_timing_options& options = {}) {
+  timing_options one_loop;
+  one_loop.loops = 1;
+  const long calls = queued_calls_for(time_calls(call, copies, stream, one_loop).median_us, options);
+  return time_queued_calls(call, copies, stream, calls, spin, options);
 }
 
 // --- the floor: stream_read ------------------------------------------------------------
