@@ -126,7 +126,8 @@ inline const std::vector<std::string>& kernel_class_names() {
                                              "other",       "extremum",     "top2",
                                              "top_k",       "copy_if",      "copy_if_unordered",
                                              "top_k_small", "top2_small",  "copy_if_small",
-                                             "copy_if_unordered_small"};
+                                             "copy_if_unordered_small", "integer_sum_small", "floating_sum_small",
+                                             "min_max_small", "extremum_small"};
   return v;
 }
 

@@ -21,7 +21,8 @@ constexpr kernel_class all_classes[] = {
     kernel_class::other,       kernel_class::extremum,     kernel_class::top2,
     kernel_class::top_k,       kernel_class::copy_if,      kernel_class::copy_if_unordered,
     kernel_class::top_k_small, kernel_class::top2_small, kernel_class::copy_if_small,
-    kernel_class::copy_if_unordered_small,
+    kernel_class::copy_if_unordered_small, kernel_class::integer_sum_small, kernel_class::floating_sum_small,
+    kernel_class::min_max_small, kernel_class::extremum_small,
 };
 constexpr int all_archs[] = {70, 75, 80, 86, 89, 90, 100, 120};
 constexpr int value_sizes[] = {1, 2, 4, 8, 16, 24};
@@ -60,7 +61,7 @@ TEST_CASE("tuning tables: every shipped rule has a valid launch policy") {
       CHECK(r.max_value_bytes >= 1);
       CHECK(r.max_list_size >= 1);
       CHECK(int(r.kind) >= 0);
-      CHECK(int(r.kind) <= int(kernel_class::copy_if_unordered_small));
+      CHECK(int(r.kind) <= int(kernel_class::extremum_small));
       // A small-input rule limits the sizes it runs for; the others admit every size.
       if (tt::is_small_class(r.kind)) {
         CHECK(r.max_items_log2 >= 10);
@@ -145,6 +146,17 @@ TEST_CASE("tuning select: a small-input kernel runs up to its rule's size, or ne
           if (kind == kernel_class::copy_if_unordered_small)
             check_one(selector<kernel_class::copy_if_unordered_small, 4, 8, backend_id::automatic, 0, 0>{});
           if (kind == kernel_class::top_k_small) check_one(selector<kernel_class::top_k_small, 4, 8, backend_id::automatic, 0, 0>{});
+          if (kind == kernel_class::integer_sum_small)
+            check_one(selector<kernel_class::integer_sum_small, 4, 8, backend_id::automatic, 0, 0>{});
+          if (kind == kernel_class::floating_sum_small)
+            check_one(selector<kernel_class::floating_sum_small, 4, 8, backend_id::automatic, 0, 0>{});
+          if (kind == kernel_class::min_max_small) check_one(selector<kernel_class::min_max_small, 4, 8, backend_id::automatic, 0, 0>{});
+          if (kind == kernel_class::extremum_small) check_one(selector<kernel_class::extremum_small, 4, 8, backend_id::automatic, 0, 0>{});
+        }
+        if (bytes == 8) {
+          if (kind == kernel_class::floating_sum_small)
+            check_one(selector<kernel_class::floating_sum_small, 8, 8, backend_id::automatic, 0, 0>{});
+          if (kind == kernel_class::extremum_small) check_one(selector<kernel_class::extremum_small, 8, 8, backend_id::automatic, 0, 0>{});
         }
         if (bytes == 8) {
           if (kind == kernel_class::top2_small) check_one(selector<kernel_class::top2_small, 8, 8, backend_id::automatic, 0, 0>{});
@@ -157,6 +169,15 @@ TEST_CASE("tuning select: a small-input kernel runs up to its rule's size, or ne
   // sm_90 has the measured small-input rules (tuning/sm90.cuh); sm_80 has none for top2.
   CHECK(selector<kernel_class::top2_small, 4, 1, backend_id::automatic, 0, 0>::max_items(90) > 0);
   CHECK(selector<kernel_class::top2_small, 4, 1, backend_id::automatic, 0, 0>::max_items(80) == -1);
+  // sm_90's reductions of 4-byte values have a small-input kernel of one tile (its limit is
+  // at most its tile, so that it reads its input in one round: detail/reduce/kernel.cuh).
+  for (kernel_class kind : {kernel_class::integer_sum_small, kernel_class::floating_sum_small,
+                            kernel_class::min_max_small, kernel_class::extremum_small}) {
+    CAPTURE(int(kind));
+    const tt::rule r = tt::select_rule(90, kind, 4, 1);
+    REQUIRE(tt::is_valid(r.policy));
+    CHECK((std::int64_t(1) << r.max_items_log2) <= std::int64_t(r.policy.threads) * r.policy.items_per_thread);
+  }
 }
 
 TEST_CASE("tuning select: each architecture reads its table, then the generic one") {

@@ -42,7 +42,7 @@ tally_tool::tune_row row(const char* kind, int bytes, int list, const char* back
 
 TEST_CASE("tuning (tally tune): the tool's names of kernel_class follow the enum") {
   const auto& names = tally_tool::kernel_class_names();
-  REQUIRE(names.size() == std::size_t(int(tt::kernel_class::copy_if_unordered_small) + 1));
+  REQUIRE(names.size() == std::size_t(int(tt::kernel_class::extremum_small) + 1));
   CHECK(tally_tool::kernel_class_name(tt::kernel_class::integer_sum) == "integer_sum");
   CHECK(tally_tool::kernel_class_name(tt::kernel_class::floating_sum) == "floating_sum");
   CHECK(tally_tool::kernel_class_name(tt::kernel_class::min_max) == "min_max");
@@ -56,6 +56,7 @@ TEST_CASE("tuning (tally tune): the tool's names of kernel_class follow the enum
   CHECK(tally_tool::kernel_class_name(tt::kernel_class::top2_small) == "top2_small");
   CHECK(tally_tool::kernel_class_name(tt::kernel_class::copy_if_small) == "copy_if_small");
   CHECK(tally_tool::kernel_class_name(tt::kernel_class::copy_if_unordered_small) == "copy_if_unordered_small");
+  CHECK(tally_tool::kernel_class_name(tt::kernel_class::extremum_small) == "extremum_small");
   CHECK(tally_tool::tune_any_size == tt::any_size);
   CHECK(tally_tool::rule_key("integer_sum", 4, tally_tool::tune_any_size) == "kernel_class::integer_sum, 4, any_size");
   CHECK(tally_tool::rule_key("top_k", tally_tool::tune_any_size, 8) == "kernel_class::top_k, any_size, 8");

@@ -175,6 +175,69 @@ __device__ TALLY_FORCEINLINE int for_each_item(const input_range<It>& in, Conver
   return full_tiles > 0 ? Threads : (count < Threads ? count : Threads);
 }
 
+/// for_each_item for a kernel that only ever runs on inputs of at most one tile (a
+/// small-input kernel whose limit is its tile, so its grid is one block): each thread loads
+/// its share of the tile, all of its loads issued before the first use, and calls
+/// `on_item` for each item. One round of loads, where the tile loop would read a partial
+/// tile item by item, a load latency per few items. There is no loop over tiles, and the
+/// code stays small, which at these sizes is part of a kernel's time: guarded loads of the
+/// partial tile added to for_each_item made its full tiles 7-8% slower (H100,
+/// docs/performance.md#small-reductions). Returns the number of threads given at least
+/// one item (a prefix of the threads).
+template <int Threads, int ItemsPerThread, class T, class It, class Convert, class OnItem>
+__device__ TALLY_FORCEINLINE int for_each_item_of_one_tile(const input_range<It>& in, Convert convert,
+                                                           OnItem&& on_item) {
+  const int tid = static_cast<int>(threadIdx.x);
+  const int n = static_cast<int>(in.n);  // at most one tile
+  using V = iter_value_t<It>;
+  if constexpr (is_contiguous_iterator_v<It> && vector_width<V>(ItemsPerThread) > 1) {
+    using shape = vector_shape<V, ItemsPerThread>;
+    constexpr int loads = ItemsPerThread / shape::width;
+    if (in.vectorized) {
+      // The unaligned head, whole words from there, then the items after the last word.
+      const int words = (n - in.head) / shape::width;
+      const auto* first_word = reinterpret_cast<const typename shape::word*>(to_raw_pointer(in.first) + in.head);
+      // Loads without a guard, so that they issue back to back: a word past the last reads
+      // the last word again (an L1 hit, never used); only the uses are guarded. (words is
+      // 0 only below one word: then no thread reads.)
+      typename shape::word loaded[loads];
+      if (words > 0) {
+#pragma unroll
+        for (int j = 0; j < loads; ++j) loaded[j] = first_word[min(j * Threads + tid, words - 1)];
+      }
+#pragma unroll
+      for (int j = 0; j < loads; ++j) {
+        if (j * Threads + tid < words) {
+          V lanes[shape::width];
+          memcpy(lanes, &loaded[j], sizeof(lanes));
+#pragma unroll
+          for (int k = 0; k < shape::width; ++k) {
+            const std::int64_t index = in.head + std::int64_t(j * Threads + tid) * shape::width + k;
+            on_item(convert(lanes[k], index));
+          }
+        }
+      }
+      // Item i < head is the head's; item i >= head is after the last word.
+      const int singles = n - words * shape::width;
+      const int after_words = words * shape::width;
+      if (tid < singles) {
+        const std::int64_t index = tid < in.head ? std::int64_t(tid) : std::int64_t(after_words + tid);
+        on_item(convert(in.first[index], index));
+      }
+      const int holders = words > singles ? words : singles;
+      return holders < Threads ? holders : Threads;
+    }
+  }
+  T items[ItemsPerThread];
+#pragma unroll
+  for (int j = 0; j < ItemsPerThread; ++j)
+    if (j * Threads + tid < n) items[j] = convert(in.first[j * Threads + tid], std::int64_t(j * Threads + tid));
+#pragma unroll
+  for (int j = 0; j < ItemsPerThread; ++j)
+    if (j * Threads + tid < n) on_item(items[j]);
+  return n < Threads ? n : Threads;
+}
+
 /// An operator may offer `insert(acc, item)`, a cheaper fold of one converted item into an
 /// accumulator that starts as `Op::empty_accumulator()` (top_k<2>'s pair of keys: one
 /// compare against the second best, and rarely more, instead of a full pair merge).
@@ -185,25 +248,36 @@ struct has_insert<Op, T, std::void_t<decltype(std::declval<const Op&>().insert(s
     : std::true_type {};
 
 /// Returns this thread's fold of its items; `valid` (block-uniform) gets the number of
-/// threads of this block that have at least one item.
-template <int Threads, int ItemsPerThread, class T, class It, class Convert, class Op>
+/// threads of this block that have at least one item. OneTile: the kernel only runs on
+/// inputs of at most one tile (for_each_item_of_one_tile).
+template <int Threads, int ItemsPerThread, class T, bool OneTile = false, class It, class Convert, class Op>
 __device__ T thread_accumulate(const input_range<It>& in, Convert convert, Op op, int& valid) {
   if constexpr (has_insert<Op, T>::value) {
     T acc = Op::empty_accumulator();
-    valid = for_each_item<Threads, ItemsPerThread, T, true>(
-        in, convert,
-        [&](T (&items)[ItemsPerThread]) {
+    const auto on_item = [&](const T& item) { op.insert(acc, item); };
+    if constexpr (OneTile) {
+      valid = for_each_item_of_one_tile<Threads, ItemsPerThread, T>(in, convert, on_item);
+    } else {
+      valid = for_each_item<Threads, ItemsPerThread, T, true>(
+          in, convert,
+          [&](T (&items)[ItemsPerThread]) {
 #pragma unroll
-          for (int j = 0; j < ItemsPerThread; ++j) op.insert(acc, items[j]);
-        },
-        [&](const T& item) { op.insert(acc, item); });
+            for (int j = 0; j < ItemsPerThread; ++j) op.insert(acc, items[j]);
+          },
+          on_item);
+    }
     return acc;
   } else {
     T acc;
     bool has = false;
-    valid = for_each_item<Threads, ItemsPerThread, T>(
-        in, convert, [&](T (&items)[ItemsPerThread]) { accumulate(acc, has, fold_tree(items, op), op); },
-        [&](const T& item) { accumulate(acc, has, item, op); });
+    const auto on_item = [&](const T& item) { accumulate(acc, has, item, op); };
+    if constexpr (OneTile) {
+      valid = for_each_item_of_one_tile<Threads, ItemsPerThread, T>(in, convert, on_item);
+    } else {
+      valid = for_each_item<Threads, ItemsPerThread, T>(
+          in, convert, [&](T (&items)[ItemsPerThread]) { accumulate(acc, has, fold_tree(items, op), op); },
+          on_item);
+    }
     return acc;
   }
 }

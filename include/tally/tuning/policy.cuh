@@ -38,13 +38,19 @@ enum class kernel_class {
   copy_if_unordered,  ///< copy_if under unordered()
   // Small-input kernels: a second kernel of the call site with smaller tiles, for inputs of
   // at most 2^max_items_log2 items (its rule's limit), where the large tiles of the class's
-  // own policy would leave most SMs idle. Only these four classes have one (measured to
-  // pay: docs/performance.md#small-inputs); an architecture without such a rule runs its
-  // class's kernel at every size.
+  // own policy would leave most SMs idle or read a partial tile item by item. Only these
+  // classes have one (measured to pay: docs/performance.md#small-inputs,
+  // #small-reductions); an architecture without such a rule runs its class's kernel at
+  // every size. A reduction's small-input kernel whose limit is at most its tile reads its
+  // input in one round of guarded loads (block/for_each_item.cuh).
   top_k_small,              ///< top_k<K>, K >= 3
   top2_small,               ///< top_k<1>, top_k<2>
   copy_if_small,            ///< stable copy_if
   copy_if_unordered_small,  ///< copy_if under unordered()
+  integer_sum_small,        ///< reduce: tally::plus on an integer type
+  floating_sum_small,       ///< reduce: tally::plus on a floating-point type
+  min_max_small,            ///< reduce: tally::minimum / tally::maximum
+  extremum_small,           ///< max_element / min_element
 };
 
 /// The small-input class of a class (itself for a class without one).
@@ -54,6 +60,10 @@ TALLY_HOST_DEVICE constexpr kernel_class small_class_of(kernel_class kind) {
     case kernel_class::top2: return kernel_class::top2_small;
     case kernel_class::copy_if: return kernel_class::copy_if_small;
     case kernel_class::copy_if_unordered: return kernel_class::copy_if_unordered_small;
+    case kernel_class::integer_sum: return kernel_class::integer_sum_small;
+    case kernel_class::floating_sum: return kernel_class::floating_sum_small;
+    case kernel_class::min_max: return kernel_class::min_max_small;
+    case kernel_class::extremum: return kernel_class::extremum_small;
     default: return kind;
   }
 }
@@ -65,6 +75,10 @@ TALLY_HOST_DEVICE constexpr kernel_class large_class_of(kernel_class kind) {
     case kernel_class::top2_small: return kernel_class::top2;
     case kernel_class::copy_if_small: return kernel_class::copy_if;
     case kernel_class::copy_if_unordered_small: return kernel_class::copy_if_unordered;
+    case kernel_class::integer_sum_small: return kernel_class::integer_sum;
+    case kernel_class::floating_sum_small: return kernel_class::floating_sum;
+    case kernel_class::min_max_small: return kernel_class::min_max;
+    case kernel_class::extremum_small: return kernel_class::extremum;
     default: return kind;
   }
 }

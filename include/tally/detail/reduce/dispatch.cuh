@@ -46,7 +46,8 @@ bool launch_plan(const char* algorithm, const Policy& policy, const device_conte
 
 /// Runs `plan` over [first, first + n) into `out` on the policy's stream, in one launch of
 /// the call site's kernel. Kind: the tuning class; the value size is the input's. A class
-/// with a small-input class (top2) has a second kernel for the inputs its rule admits.
+/// with a small-input class (sums, minimum / maximum, max_element / min_element, top2) has
+/// a second kernel for the inputs its rule admits.
 template <tuning::kernel_class Kind, class Policy, class It, class Out, class Plan>
 void dispatch_plan(const char* algorithm, const Policy& policy, const device_context& ctx, It first, std::int64_t n,
                    Out out, const Plan& plan) {

@@ -36,8 +36,11 @@ __device__ TALLY_FORCEINLINE void reduce_body(input_range<It> in, Plan plan, Out
   using T = typename Plan::accumulator;
   wait_for_prior_grids();
 
+  // A small-input kernel that never runs on more than one tile reads it in one round.
+  constexpr bool one_tile =
+      Selector::max_items(TALLY_COMPILED_ARCH) <= std::int64_t(policy.threads) * policy.items_per_thread;
   int valid;
-  T acc = thread_accumulate<policy.threads, policy.items_per_thread, T>(in, plan.convert, plan.op, valid);
+  T acc = thread_accumulate<policy.threads, policy.items_per_thread, T, one_tile>(in, plan.convert, plan.op, valid);
   if (valid == 0) {  // an empty range (the grid is then one block)
     if (threadIdx.x == 0) plan.finish.empty(out);
     return;
