@@ -25,7 +25,7 @@ using call_fn = void (*)(const void* in, std::int64_t n, const buffers& b, cudaS
 /// One call of one case: `impl` is "auto" for the automatic policy, or the forced shape
 /// of a variant ("ws 128x4": warp_shuffle, 128 threads, 4 items per thread).
 struct entry {
-  const char* version;  ///< "old" (the baseline) or "new" (the working tree)
+  const char* version;  ///< "old" (the baseline), "new" (the working tree) or a variant's name
   const char* case_name;
   const char* impl;
   call_fn fn;

@@ -268,8 +268,14 @@ int main(int argc, char** argv) try {
       if (std::strcmp(e.case_name, c.name) == 0 && std::strcmp(e.version, "old") == 0) old_call = &e;
     if (!old_call) { std::fprintf(stderr, "tally_ab: no baseline call for %s\n", c.name); return 1; }
     impls.push_back(old_call);
+    // Then the working tree's calls, then those of the variants (ab.sh --variant), in the
+    // order they were registered.
     for (const entry& e : tally_ab::registry())
       if (std::strcmp(e.case_name, c.name) == 0 && std::strcmp(e.version, "new") == 0) impls.push_back(&e);
+    for (const entry& e : tally_ab::registry())
+      if (std::strcmp(e.case_name, c.name) == 0 && std::strcmp(e.version, "old") != 0 &&
+          std::strcmp(e.version, "new") != 0)
+        impls.push_back(&e);
 
     // ratio[impl][size] as "r1/r2/..." over runs; µs of the last run.
     std::map<std::pair<std::size_t, std::size_t>, std::string> cell;
