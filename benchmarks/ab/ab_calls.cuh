@@ -67,6 +67,25 @@ void pick(const Policy& p, const void* in, std::int64_t n, const tally_ab::buffe
     tally::copy_if_into(p, items<T>(in), items<T>(in) + n, out_of<T>(b), b.count, at_least_float{0.5f});
 }
 
+// Rows (tally/pieces.cuh): n items as n / L rows of L, one call over all of them. Only
+// versions that have rows compile these (a baseline before them has no such calls, and
+// tally_ab skips those cases).
+#if __has_include(<tally/pieces.cuh>)
+#define AB_HAS_ROWS 1
+template <std::int64_t L, class Policy>
+void row_sum(const Policy& p, const void* in, std::int64_t n, const tally_ab::buffers& b) {
+  tally::reduce_into(p, items<float>(in), tally::rows(n / L, L), out_of<float>(b), 0.0f, tally::plus<float>{});
+}
+template <std::int64_t L, class Policy>
+void row_argmax(const Policy& p, const void* in, std::int64_t n, const tally_ab::buffers& b) {
+  tally::max_element_into(p, items<float>(in), tally::rows(n / L, L), b.index);
+}
+template <std::int64_t L, int K, class Policy>
+void row_top(const Policy& p, const void* in, std::int64_t n, const tally_ab::buffers& b) {
+  tally::top_k_into(p, items<float>(in), tally::rows(n / L, L), K, out_of<float>(b), b.index);
+}
+#endif
+
 // One entry: the case, the implementation's name, and a call of `fn` under a policy.
 #define AB_CALL(case_name, impl, policy, ...)                                                    \
   tally_ab::entry {                                                                              \
@@ -103,6 +122,18 @@ const tally_ab::entry ab_table[] = {
     AB_AUTO("float_copy_if", pick<float>),
     AB_CALL("int32_unordered", "auto", (tally::par.on(s).unordered()), pick<int>),
     AB_CALL("float_unordered", "auto", (tally::par.on(s).unordered()), pick<float>),
+#ifdef AB_HAS_ROWS
+    AB_AUTO("float_rowsum_16", row_sum<16>),
+    AB_AUTO("float_rowsum_65536", row_sum<65536>),
+    AB_AUTO("float_rowsum_131072", row_sum<131072>),
+    AB_AUTO("float_rowsum_2^24", row_sum<(1 << 24)>),
+    AB_AUTO("float_rowargmax_16", row_argmax<16>),
+    AB_AUTO("float_rowargmax_65536", row_argmax<65536>),
+    AB_AUTO("float_rowargmax_131072", row_argmax<131072>),
+    AB_AUTO("float_rowargmax_2^24", row_argmax<(1 << 24)>),
+    AB_AUTO("float_rowtop32_65536", row_top<65536, 32>),
+    AB_AUTO("float_rowtop50_131072", row_top<131072, 50>),
+#endif
 #endif
 #ifdef AB_VARIANTS
 #include AB_VARIANTS

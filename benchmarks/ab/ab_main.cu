@@ -46,7 +46,8 @@ struct case_info {
   const char* name;
   item type;
   check how;
-  int k;  // top_k's K
+  int k;                       // top_k's K
+  std::int64_t row_length = 0;  // rows of this many items (n / row_length of them); 0: flat
 };
 
 const case_info cases[] = {
@@ -59,7 +60,22 @@ const case_info cases[] = {
     {"int32_top32", item::i32, check::top_k, 32},       {"int32_copy_if", item::i32, check::stable, 0},
     {"float_copy_if", item::f32, check::stable, 0},     {"int32_unordered", item::i32, check::multiset, 0},
     {"float_unordered", item::f32, check::multiset, 0},
+    // Rows (n / L rows of L items; a size not a multiple of L is skipped): each row's sum
+    // (to 1e-4 relative), index of the largest, or best k values and indices.
+    {"float_rowsum_16", item::f32, check::close_value, 0, 16},
+    {"float_rowsum_65536", item::f32, check::close_value, 0, 65536},
+    {"float_rowsum_131072", item::f32, check::close_value, 0, 131072},
+    {"float_rowsum_2^24", item::f32, check::close_value, 0, 1 << 24},
+    {"float_rowargmax_16", item::f32, check::index, 0, 16},
+    {"float_rowargmax_65536", item::f32, check::index, 0, 65536},
+    {"float_rowargmax_131072", item::f32, check::index, 0, 131072},
+    {"float_rowargmax_2^24", item::f32, check::index, 0, 1 << 24},
+    {"float_rowtop32_65536", item::f32, check::top_k, 32, 65536},
+    {"float_rowtop50_131072", item::f32, check::top_k, 50, 131072},
 };
+
+/// The rows of case c at n items (1 for a flat case).
+std::int64_t rows_of(const case_info& c, std::int64_t n) { return c.row_length ? n / c.row_length : 1; }
 
 std::size_t item_bytes(item t) { return t == item::f64 ? 8 : 4; }
 
@@ -95,14 +111,15 @@ struct outputs {
   tally_support::device_buffer<unsigned char> out;
   tally_support::device_buffer<std::int64_t> index;
   tally_support::device_buffer<std::int64_t> count;
-  explicit outputs(std::size_t out_bytes) : out(out_bytes), index(64), count(1) {}
+  outputs(std::size_t out_bytes, std::size_t indices)
+      : out(out_bytes), index(std::max<std::size_t>(indices, 64)), count(1) {}
   buffers view() { return {out.data(), index.data(), count.data()}; }
 };
 
 result run_once(const entry& e, const case_info& c, const input& in, outputs& o, cudaStream_t s) {
   // Poison first, so that an output the call did not write cannot match.
   TALLY_SUPPORT_CHECK(cudaMemsetAsync(o.out.data(), 0xa5, o.out.size(), s));
-  TALLY_SUPPORT_CHECK(cudaMemsetAsync(o.index.data(), 0xa5, 64 * sizeof(std::int64_t), s));
+  TALLY_SUPPORT_CHECK(cudaMemsetAsync(o.index.data(), 0xa5, o.index.size() * sizeof(std::int64_t), s));
   TALLY_SUPPORT_CHECK(cudaMemsetAsync(o.count.data(), 0xa5, sizeof(std::int64_t), s));
   e.fn(in.copy(0), in.n, o.view(), s);
   TALLY_SUPPORT_CHECK(cudaStreamSynchronize(s));
@@ -110,7 +127,11 @@ result run_once(const entry& e, const case_info& c, const input& in, outputs& o,
   result r;
   const std::size_t b = item_bytes(c.type);
   TALLY_SUPPORT_CHECK(cudaMemcpy(&r.count, o.count.data(), sizeof(std::int64_t), cudaMemcpyDeviceToHost));
-  std::size_t out_items = c.how == check::top_k ? std::size_t(std::min<std::int64_t>(c.k, in.n)) : 1;
+  // Per row (one for a flat case): top_k's min(k, length) values and indices (k of each
+  // over rows: index -1 past a row's length), a reduction's value, an index.
+  const std::int64_t rows = rows_of(c, in.n), length = c.row_length ? c.row_length : in.n;
+  const std::int64_t per_row = c.how == check::top_k ? (c.row_length ? c.k : std::min<std::int64_t>(c.k, length)) : 1;
+  std::size_t out_items = std::size_t(rows * per_row);
   if (c.how == check::stable || c.how == check::multiset) {
     if (r.count < 0 || r.count > in.n) r.count = -1;
     out_items = r.count < 0 ? 0 : std::size_t(r.count);
@@ -118,7 +139,7 @@ result run_once(const entry& e, const case_info& c, const input& in, outputs& o,
   if (c.how == check::index) out_items = 0;
   r.out.resize(out_items * b);
   if (out_items) TALLY_SUPPORT_CHECK(cudaMemcpy(r.out.data(), o.out.data(), out_items * b, cudaMemcpyDeviceToHost));
-  const int indices = c.how == check::index ? 1 : c.how == check::top_k ? int(std::min<std::int64_t>(c.k, in.n)) : 0;
+  const std::int64_t indices = c.how == check::index || c.how == check::top_k ? rows * per_row : 0;
   r.index.resize(std::size_t(indices));
   if (indices)
     TALLY_SUPPORT_CHECK(cudaMemcpy(r.index.data(), o.index.data(), indices * sizeof(std::int64_t), cudaMemcpyDeviceToHost));
@@ -138,12 +159,17 @@ bool same(const case_info& c, const result& want, const result& got, std::string
       if (want.out == got.out) return true;
       why = "value differs";
       return false;
-    case check::close_value: {
-      const double a = as_double(want.out.data(), c.type), b = as_double(got.out.data(), c.type);
+    case check::close_value: {  // each row's
+      const std::size_t b = item_bytes(c.type);
       const double tol = c.type == item::f32 ? 1e-4 : 1e-10;
-      if (std::fabs(a - b) <= tol * std::max(1.0, std::fabs(a))) return true;
-      why = "sum " + std::to_string(b) + " vs " + std::to_string(a);
-      return false;
+      for (std::size_t i = 0; i < want.out.size() / b; ++i) {
+        const double x = as_double(want.out.data() + i * b, c.type), y = as_double(got.out.data() + i * b, c.type);
+        if (!(std::fabs(x - y) <= tol * std::max(1.0, std::fabs(x)))) {
+          why = "sum " + std::to_string(y) + " vs " + std::to_string(x) + (i ? " (row " + std::to_string(i) + ")" : "");
+          return false;
+        }
+      }
+      return true;
     }
     case check::index:
     case check::top_k:
@@ -266,7 +292,10 @@ int main(int argc, char** argv) try {
     std::vector<const entry*> impls;  // the baseline first
     for (const entry& e : tally_ab::registry())
       if (std::strcmp(e.case_name, c.name) == 0 && std::strcmp(e.version, "old") == 0) old_call = &e;
-    if (!old_call) { std::fprintf(stderr, "tally_ab: no baseline call for %s\n", c.name); return 1; }
+    if (!old_call) {  // e.g. rows, with a baseline from before them
+      std::fprintf(stderr, "tally_ab: %s skipped: the baseline has no such call\n", c.name);
+      continue;
+    }
     impls.push_back(old_call);
     // Then the working tree's calls, then those of the variants (ab.sh --variant), in the
     // order they were registered.
@@ -282,8 +311,13 @@ int main(int argc, char** argv) try {
     std::map<std::pair<std::size_t, std::size_t>, double> last_us;
     for (std::size_t si = 0; si < sizes.size(); ++si) {
       const std::int64_t n = std::int64_t(sizes[si]);
+      if (c.row_length && (n < c.row_length || n % c.row_length != 0)) {  // not whole rows
+        for (std::size_t i = 0; i < impls.size(); ++i) cell[{i, si}] = "-";
+        continue;
+      }
       const input in(c.type, n);
-      outputs o(std::max<std::size_t>(std::size_t(n), 64) * item_bytes(c.type));
+      const std::int64_t indices = rows_of(c, n) * std::max(c.k, 1);
+      outputs o(std::max<std::size_t>(std::size_t(n), 64) * item_bytes(c.type), std::size_t(indices));
       const result want = run_once(*old_call, c, in, o, stream);
       std::vector<bool> ok(impls.size(), true);
       for (std::size_t i = 1; i < impls.size(); ++i) {
