@@ -166,6 +166,39 @@ TALLY_HOST_DEVICE constexpr std::size_t pieces_shared_bytes() {
   return slots > m ? slots : m;
 }
 
+/// A group's lane `l` of `g` folds items l, l + g, ... of a piece at `p`, four loads in
+/// flight (folded as a tree, in index order).
+template <class Fold, class It>
+__device__ TALLY_FORCEINLINE void fold_group_items(Fold& fold, It p, std::int64_t length, int l, int g) {
+  std::int64_t i = l;
+  for (; i + 3 * std::int64_t(g) < length; i += 4 * std::int64_t(g)) {
+    const iter_value_t<It> items[4] = {p[i], p[i + g], p[i + 2 * g], p[i + 3 * g]};
+    fold.tile(items, [&](int r) { return i + std::int64_t(r) * g; });
+  }
+  for (; i < length; i += g) fold.item(p[i], i);
+}
+
+/// The same over a piece that starts 16-byte aligned, read as 16-byte words: lane l folds
+/// words l, l + g, ... (each as a tree of its items), then the items after the last whole
+/// word one by one. A row of 16 floats is 2 loads a lane, not 8. One word a step: with
+/// two in flight the kernel, capped at 40 registers on sm_90 (pieces_min_blocks), spilled.
+template <class Fold, class It>
+__device__ TALLY_FORCEINLINE void fold_group_words(Fold& fold, It p, std::int64_t length, int l, int g) {
+  using V = iter_value_t<It>;
+  using shape = vector_shape<V, 16>;
+  static_assert(is_contiguous_iterator_v<It> && shape::bytes == 16, "16-byte words of a contiguous input");
+  constexpr int width = shape::width;
+  const auto* words = reinterpret_cast<const typename shape::word*>(to_raw_pointer(p));
+  const std::int64_t whole = length / width;
+  for (std::int64_t w = l; w < whole; w += g) {
+    const typename shape::word word = words[w];
+    V items[width];
+    memcpy(items, &word, sizeof(items));
+    fold.tile(items, [&](int r) { return w * width + r; });
+  }
+  for (std::int64_t i = whole * width + l; i < length; i += g) fold.item(p[i], i);
+}
+
 template <backend_id Backend, int Threads, class Plan, class It, class Pieces, class Out>
 __device__ void pieces_by_groups(It first, const Pieces& pieces, const Plan& plan, Out out, int g,
                                  unsigned char* shared) {
@@ -177,6 +210,16 @@ __device__ void pieces_by_groups(It first, const Pieces& pieces, const Plan& pla
   const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + tid) / 32;
   const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
   const std::int64_t count = pieces.count();
+  // Rows that all start 16-byte aligned are read as 16-byte words (grid-uniform). Not for
+  // the plans that rank on packed keys (the arg-extrema): at their 32-register cap
+  // (pieces_min_blocks) the word path made the float arg-max kernel spill more.
+  constexpr bool reads_words = std::is_same_v<Pieces, rows_t> && is_contiguous_iterator_v<It> &&
+                               vector_shape<iter_value_t<It>, 16>::bytes == 16 && !ranks_on_keys<Plan>::value;
+  bool vectorized = false;
+  if constexpr (reads_words) {
+    const auto address = reinterpret_cast<std::uintptr_t>(to_raw_pointer(first));
+    vectorized = address % 16 == 0 && (pieces.row_stride * std::int64_t(sizeof(iter_value_t<It>))) % 16 == 0;
+  }
   for (std::int64_t base = warp * per_warp; base < count; base += warps * per_warp) {
     const std::int64_t s = base + lane / g;
     maybe<T> acc{T{}, false};
@@ -184,13 +227,10 @@ __device__ void pieces_by_groups(It first, const Pieces& pieces, const Plan& pla
       const std::int64_t length = pieces.length(s);
       const It p = first + pieces.begin(s);
       acc = fold_piece(plan, length, [&](auto& fold) {
-        std::int64_t i = lane & (g - 1);
-        for (; i + 3 * std::int64_t(g) < length; i += 4 * std::int64_t(g)) {
-          // Four loads before the first use; folded as a tree, in index order.
-          const iter_value_t<It> items[4] = {p[i], p[i + g], p[i + 2 * g], p[i + 3 * g]};
-          fold.tile(items, [&](int r) { return i + std::int64_t(r) * g; });
+        if constexpr (reads_words) {
+          if (vectorized) return fold_group_words(fold, p, length, lane & (g - 1), g);
         }
-        for (; i < length; i += g) fold.item(p[i], i);
+        fold_group_items(fold, p, length, lane & (g - 1), g);
       });
     }
     if constexpr (Backend == backend_id::shared_memory)
