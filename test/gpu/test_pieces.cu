@@ -5,8 +5,10 @@
 // 2^20 + 3 items (blocks, several per row), 2^20 rows of 3 items, pitched rows; CSR segments of random
 // lengths with runs of empty ones, the begin/end form out of order with overlaps, and an
 // end before its begin (taken as empty); skewed CSR (long segments split across blocks),
-// and more long segments than the list holds (the rest folded by their warps, the same bits). Data: random (float sums to 1e-4 relative), ints
-// hash % 4 (ties everywhere), NaN and ±inf in the floats.
+// and more long segments than the list holds (the rest folded by their warps, the same bits);
+// rows whose first item is 1, 2 or 4 items past a 16-byte boundary (the word reads).
+// Data: random (float sums to 1e-4 relative), ints hash % 4 (ties everywhere), NaN and
+// ±inf in the floats.
 #include "common.cuh"
 
 #include <tally/tally.cuh>
@@ -223,6 +225,38 @@ TEST_CASE_TEMPLATE("pieces: 2^31 + 5 items per piece (counting iterators) give t
 TEST_CASE_TEMPLATE("pieces: rows, every backend, against tally::host", B, TT_BACKENDS) {
   rows_suite<B, float>(B{});
   rows_suite<B, int>(B{});
+}
+
+// Rows whose stride keeps them 16-byte aligned are read as 16-byte words when the first
+// row is (detail/pieces/kernel.cuh): the first row 0 to 4 items past an aligned address.
+template <class B, class T>
+void offset_rows_suite(B backend) {
+  struct shape {
+    std::int64_t rows, length, stride;
+  };
+  for (const shape sh : {shape{1000, 16, 16}, shape{300, 20, 24}, shape{50, 257, 260}, shape{64, 2048, 2048}}) {
+    for (int offset : {0, 1, 2, 4}) {
+      CAPTURE(sh.length);
+      CAPTURE(sh.stride);
+      CAPTURE(offset);
+      const std::int64_t extent = (sh.rows - 1) * sh.stride + sh.length;
+      const auto items = make_items<T>(std::size_t(offset + extent), 0);
+      const auto in = to_device(items);
+      tt::device_buffer<T> sums{std::size_t(sh.rows)};
+      std::vector<T> want(static_cast<std::size_t>(sh.rows));
+      const tally::rows_t rows = tally::rows(sh.rows, sh.length, sh.stride);
+      tally::reduce_into(tally::par.with(backend), in.data() + offset, rows, sums.data(), T(1));
+      tally::reduce_into(tally::host, items.data() + offset, rows, want.data(), T(1));
+      TT_CUDA(cudaDeviceSynchronize());
+      check_values(to_host(sums, std::size_t(sh.rows)), want);
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("pieces: rows off a 16-byte boundary, every backend, against tally::host", B, TT_BACKENDS) {
+  offset_rows_suite<B, float>(B{});
+  offset_rows_suite<B, double>(B{});
+  offset_rows_suite<B, int>(B{});
 }
 
 TEST_CASE_TEMPLATE("pieces: segments, every backend, against tally::host", B, TT_BACKENDS) {
