@@ -7,9 +7,11 @@
 //
 // - groups (lanes = G, 1 to 32): G lanes of a warp take one piece, the warp's 32 / G
 //   groups consecutive pieces, the warps of the grid stride over the pieces. Lane l folds
-//   items l, l + G, ... with four loads in flight; the group combines by the backend's
-//   mechanism (shuffles for warp_shuffle and atomic, a tree in shared memory for
-//   shared_memory: warp/group_reduce.cuh); its first lane finishes the piece. For many
+//   items l, l + G, ... with four loads in flight (or, over rows that all start 16-byte
+//   aligned, 16-byte words l, l + G, ..., where the plan does not rank on packed keys);
+//   the group combines by the backend's mechanism (shuffles for warp_shuffle and atomic,
+//   a tree in shared memory for shared_memory: warp/group_reduce.cuh); its first lane
+//   finishes the piece. For many
 //   short or medium pieces: no block per piece, no barrier.
 // - blocks (lanes = 0): `chunks` blocks per piece, block u taking chunk u % chunks of
 //   piece u / chunks (the grid strides over the units); chunk c is the piece's tiles c,
