@@ -142,7 +142,7 @@ int main() {
 
   // example-begin backends
   // Every backend and launch shape gives the same stable output; only the way a block
-  // adds up its warps' counts differs. The atomic backend implies unordered().
+  // adds up its warps' counts differs. Only unordered() changes the order.
   thrust::device_vector<int> by_tree(values.size());
   int* tree_out = thrust::raw_pointer_cast(by_tree.data());
   int* tree_end = tally::copy_if(tally::par.with(tally::backend::shared_memory).tune<128, 4>(), first, last,

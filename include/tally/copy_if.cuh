@@ -13,11 +13,10 @@
 /// Semantics:
 /// - Copies each item `first[i]` for which `pred(first[i])` (stencil form:
 ///   `pred(stencil[i])`) is true to `result`, and nothing else. By default the copy is
-///   **stable** (Thrust's semantics): the selected items keep their input order. Under
-///   `tally::par.unordered()`, and on the `atomic` backend (whose output room is reserved
-///   by atomics) unless the policy is also `deterministic()`, the output holds exactly the
-///   selected items in some order (which may change from run to run). `unordered()`
-///   together with `deterministic()` does not compile.
+///   **stable** (Thrust's semantics) on every backend: the selected items keep their input
+///   order. Under `tally::par.unordered()` the output holds exactly the selected items in
+///   some order (which may change from run to run). `unordered()` together with
+///   `deterministic()` does not compile.
 /// - `copy_if` waits for the policy's stream and returns `result + count`. `copy_if_into`
 ///   writes the count (64-bit, converted to CountOut's value type; use `std::int64_t`)
 ///   to `*count` in stream order and returns at once.

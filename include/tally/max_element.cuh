@@ -31,18 +31,18 @@
 /// - Errors as for reduce (tally::error / tally::cuda_error, naming the algorithm).
 /// - Over pieces (`tally::rows`, `tally::segments`, <tally/pieces.cuh>) in place of `last`:
 ///   out_index[s] is the index within piece s of its first best item, 0 (its length) for
-///   an empty piece; one launch. Not yet measured or run on a GPU (issue 19).
+///   an empty piece; one launch (docs/api/max_element.md).
 ///
-/// Backends:
-/// - `atomic`: for values of at most 4 bytes under the default comparators and at most
-///   2^32 items, each item becomes one 64-bit key (the value's order key above the
-///   inverted index) and each block folds its best key into the result with one native
-///   64-bit atomicMax. Other value types, comparators or counts (and `minmax_element`)
-///   run with the last-block combine of `warp_shuffle`.
-/// - `shared_memory`, `warp_shuffle`: (value, index) pairs reduced by a tree in shared
-///   memory or by warp shuffles, blocks combined by the last block to finish.
-/// - `automatic`: the packed keys where they fit, on the backend of the reduce tuning
-///   table's min/max rows; pairs on `warp_shuffle` otherwise.
+/// Backends (docs/api/max_element.md): on every backend, values of at most 4 bytes under
+/// the default comparators are ranked on 64-bit keys (the value's order key above the
+/// inverted index), other values, comparators and `minmax_element` on (value, index)
+/// pairs; more than 2^32 - 65 such items run as partitions, one launch each.
+/// - `atomic`: each block folds its best into one slot with atomics (a native 64-bit
+///   atomicMax of keys; a compare-and-swap loop for pairs, or the last-block combine where
+///   a pair is too large for one).
+/// - `shared_memory`, `warp_shuffle`: a tree in shared memory or warp shuffles in each
+///   block, blocks combined by the last block to finish.
+/// - `automatic`: the tuning table's `extremum` rule.
 /// - `tally::host`: sequential.
 
 #include <tally/backend/host/extrema.hpp>

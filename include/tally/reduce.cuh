@@ -46,8 +46,10 @@
 ///
 /// Over pieces (`tally::rows(...)`, `tally::segments(...)`, <tally/pieces.cuh>) in place of
 /// `last`: out[s] = op(init, the items of piece s) for every piece s, in one launch; an
-/// empty piece gives init. The same semantics, backends and determinism as the flat
-/// form. Not yet measured or run on a GPU (issue 19): see docs/api/reduce.md.
+/// empty piece gives init. The same semantics as the flat form; on every backend the
+/// blocks of a piece combine in a fixed order, so the result is deterministic even
+/// without deterministic() (the atomic backend combines with shuffles there, as
+/// warp_shuffle does): docs/api/reduce.md.
 
 #include <tally/detail/reduce/dispatch.cuh>
 #include <tally/backend/host/reduce.hpp>

@@ -52,17 +52,17 @@
 /// registers (K rounded up to a power of two of them) and inserts every item it reads
 /// that beats its last; the 32 lists of a warp merge by shuffles (a bitonic merge of each
 /// list with its partner's, reversed); the warps' lists merge through shared memory, on
-/// the `warp_shuffle` backend (and `automatic`, and `atomic`, which has no atomic form
-/// for a list) by one warp's shuffles, on `shared_memory` by a tree of merges in shared
-/// memory; the last block to finish merges the blocks' lists. Under the default
-/// comparators a candidate is an unsigned order key and the index: one 64-bit word for
-/// values of at most 4 bytes and at most 2^32 - 1 items (the key above the inverted
-/// index), 16 bytes otherwise; a comparison is then an unsigned compare, not the
-/// comparator's NaN checks. Other comparators compare (value, index) pairs.
-/// top_k<1> and top_k<2> on such one-word keys are reductions instead (of a key, or of a
-/// (best, second) pair of keys) and run exactly as reduce does: on the reduce tuning
-/// table's backend and shape, on `atomic` with one atomic per block (a 16-byte CAS for
-/// the pair).
+/// the `warp_shuffle` and `atomic` backends by one warp's shuffles, on `shared_memory` by
+/// a tree of merges in shared memory. Across blocks, `atomic` inserts each block's list
+/// into one list in scratch with atomics (grid/list_cascade.cuh); the others' last block
+/// to finish merges the blocks' lists. Under the default comparators a candidate is an
+/// unsigned order key and the index: one 64-bit word for values of at most 4 bytes (the
+/// key above the inverted index; more than 2^32 - 65 items run as partitions of that
+/// size, one launch each), 16 bytes for wider values; a comparison is then an unsigned
+/// compare, not the comparator's NaN checks. Other comparators compare (value, index)
+/// pairs. top_k<1> and top_k<2> on one-word keys are reductions instead (of a key, or of
+/// a (best, second) pair of keys) and run as reduce does: on the tuning table's backend
+/// and shape, on `atomic` with atomics per block (two 64-bit atomicMax for the pair).
 
 #include <tally/functional.cuh>
 #include <tally/pieces.cuh>
