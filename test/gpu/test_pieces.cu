@@ -190,6 +190,15 @@ struct residue {
   __host__ __device__ long long operator()(long long i) const { return i % 1000003; }
 };
 
+// Item i of the rows past one packed partition (detail/packed_key.cuh): int i % 1000003,
+// except the peak value at `at` and again 2 items later (the first must win).
+struct late_peak {
+  long long at;
+  __host__ __device__ int operator()(long long i) const {
+    return i == at || i == at + 2 ? 2000000000 : int(i % 1000003);
+  }
+};
+
 }  // namespace
 
 TEST_CASE_TEMPLATE("pieces: 2^31 + 5 items per piece (counting iterators) give the closed forms", B, TT_BACKENDS) {
@@ -220,6 +229,20 @@ TEST_CASE_TEMPLATE("pieces: 2^31 + 5 items per piece (counting iterators) give t
     CAPTURE(s);
     CHECK(idx[s] == (j0 < len ? j0 : len - 1));
   }
+}
+
+TEST_CASE_TEMPLATE("pieces: rows longer than a packed partition (2^32 + 7 int items) give the first peak", B,
+                   TT_BACKENDS) {
+  if (tt::sanitizing()) return;  // minutes under the sanitizer
+  CAPTURE(tt::backend_label(B{}));
+  // Longer than max_packed_partition: the arg-max folds (value, index) pairs, not keys,
+  // and a row that long runs the blocks way (detail/pieces/dispatch.cuh).
+  const long long length = (1LL << 32) + 7, at = (1LL << 32) + 3;
+  const auto items = thrust::make_transform_iterator(thrust::counting_iterator<long long>(0), late_peak{at});
+  tt::device_buffer<std::int64_t> index{1};
+  tally::max_element_into(tally::par.with(B{}), items, tally::rows(1, length), index.data());
+  TT_CUDA(cudaDeviceSynchronize());
+  CHECK(to_host(index, 1)[0] == at);
 }
 
 TEST_CASE_TEMPLATE("pieces: rows, every backend, against tally::host", B, TT_BACKENDS) {

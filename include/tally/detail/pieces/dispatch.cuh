@@ -5,7 +5,8 @@
 //
 // - rows of at most 2048 items: groups of G lanes per row, G the power of two nearest
 //   length / 8 (1..32): every lane has about 8 items, a warp takes 32 / G rows;
-// - more rows than 4 x the resident warps: a warp per row (G = 32);
+// - more rows than 4 x the resident warps: a warp per row (G = 32), for rows of at most
+//   max_packed_partition items (the groups fold the arg-extrema on packed keys only);
 // - otherwise (long rows): blocks, one per row while the rows fill half the block slots,
 //   else `chunks` per row that fill one round of them (chunks_per_piece);
 // - segments (lengths known only on the device): a warp per segment, segments longer than
@@ -126,7 +127,7 @@ pieces_launch choose_pieces_launch(const Pieces& pieces, const kernel_shape& sha
     const std::int64_t tile = std::int64_t(shape.policy.threads) * shape.policy.items_per_thread;
     if (length <= 2048) {
       launch.lanes = lanes_for(length / 8 > 0 ? length / 8 : 1);
-    } else if (count >= 4 * resident_warps) {
+    } else if (count >= 4 * resident_warps && length <= max_packed_partition) {
       launch.lanes = 32;
     } else {
       launch.lanes = 0;

@@ -10,8 +10,8 @@
 //   items l, l + G, ... with four loads in flight (or, over rows that all start 16-byte
 //   aligned, 16-byte words l, l + G, ..., where the plan does not rank on packed keys);
 //   the group combines by the backend's mechanism (shuffles for warp_shuffle and atomic,
-//   a tree in shared memory for shared_memory: warp/group_reduce.cuh); its first lane
-//   finishes the piece. For many
+//   a tree in shared memory for shared_memory: warp/group_reduce.cuh), the arg-extrema on
+//   packed keys combining the keys; its first lane finishes the piece. For many
 //   short or medium pieces: no block per piece, no barrier.
 // - blocks (lanes = 0): `chunks` blocks per piece, block u taking chunk u % chunks of
 //   piece u / chunks (the grid strides over the units); chunk c is the piece's tiles c,
@@ -222,23 +222,42 @@ __device__ void pieces_by_groups(It first, const Pieces& pieces, const Plan& pla
     const auto address = reinterpret_cast<std::uintptr_t>(to_raw_pointer(first));
     vectorized = address % 16 == 0 && (pieces.row_stride * std::int64_t(sizeof(iter_value_t<It>))) % 16 == 0;
   }
+  const auto fold_lane = [&](auto& fold, It p, std::int64_t length) {
+    if constexpr (reads_words) {
+      if (vectorized) return fold_group_words(fold, p, length, lane & (g - 1), g);
+    }
+    fold_group_items(fold, p, length, lane & (g - 1), g);
+  };
   for (std::int64_t base = warp * per_warp; base < count; base += warps * per_warp) {
     const std::int64_t s = base + lane / g;
     maybe<T> acc{T{}, false};
-    if (s < count) {
-      const std::int64_t length = pieces.length(s);
-      const It p = first + pieces.begin(s);
-      acc = fold_piece(plan, length, [&](auto& fold) {
-        if constexpr (reads_words) {
-          if (vectorized) return fold_group_words(fold, p, length, lane & (g - 1), g);
-        }
-        fold_group_items(fold, p, length, lane & (g - 1), g);
-      });
+    if constexpr (ranks_on_keys<Plan>::value) {
+      // The arg-extrema on packed keys fold and combine keys only (a 64-bit max a step, as
+      // the blocks way does; the launch gives the groups rows of at most
+      // max_packed_partition items), and only the group's first lane turns its key into a
+      // candidate. With (value, index) pairs as well, the float arg-max kernel, capped at
+      // 32 registers, spilled 84 bytes (`nvcc -Xptxas -v`, sm_90); with keys only, 8.
+      key_fold<Plan, T> fold{plan};
+      if (s < count) fold_lane(fold, first + pieces.begin(s), pieces.length(s));
+      maybe<unsigned long long> key{fold.best, fold.best != 0};
+      static_assert(sizeof(maybe<unsigned long long>) <= sizeof(maybe<T>), "a key's slot fits a candidate's");
+      if constexpr (Backend == backend_id::shared_memory)
+        key = group_reduce_tree(key, g, reinterpret_cast<maybe<unsigned long long>*>(slots_storage) + (tid & ~31),
+                                maximum<unsigned long long>{});
+      else
+        key = group_reduce_shuffle(key, g, maximum<unsigned long long>{});
+      if (s < count && (lane & (g - 1)) == 0) acc = fold.result_of(key.has ? key.value : 0);
+    } else {
+      if (s < count) {
+        const std::int64_t length = pieces.length(s);
+        const It p = first + pieces.begin(s);
+        acc = fold_piece(plan, length, [&](auto& fold) { fold_lane(fold, p, length); });
+      }
+      if constexpr (Backend == backend_id::shared_memory)
+        acc = group_reduce_tree(acc, g, slots_storage + (tid & ~31), plan.op);
+      else
+        acc = group_reduce_shuffle(acc, g, plan.op);
     }
-    if constexpr (Backend == backend_id::shared_memory)
-      acc = group_reduce_tree(acc, g, slots_storage + (tid & ~31), plan.op);
-    else
-      acc = group_reduce_shuffle(acc, g, plan.op);
     if (s < count && (lane & (g - 1)) == 0) {
       if (acc.has) plan.finish(out + s, acc.value);
       else plan.finish.empty(out + s);
