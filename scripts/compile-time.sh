@@ -15,7 +15,7 @@
 #   --reps N          compiles of each unit; the least is kept (default 3)
 #   --arch NN         -arch=sm_NN (default 90)
 #   --only LIST       comma- or space-separated rows, from: reduce, max_element, copy_if,
-#                     top_k2, top_k8, top_k32, top_k_any, top_k_rows, thrust_reduce, rows (default: all)
+#                     top_k2, top_k8, top_k32, top_k_any, top_k_rows, thrust_reduce, rows, argmax_rows (default: all)
 #   --json FILE       also write the results as JSON to FILE
 #   --cccl35 DIR      the CCCL 3.5 include directory (the one holding cub/, thrust/, cuda/).
 #                     Default: <repo>/.cccl/nvidia/cu13/include/cccl, fetched when missing
@@ -39,6 +39,7 @@
 #   top_k_any      tally_top_k_any.cu    cub_topk.cu       the same (run-time k on both sides)
 #   thrust_reduce  tally_reduce.cu       thrust_reduce.cu  thrust::reduce
 #   rows           tally_reduce_rows.cu  cub_segmented_reduce.cu  cub::DeviceSegmentedReduce::Sum
+#   argmax_rows    tally_max_element_rows.cu  cub_segmented_argmax.cu  cub::DeviceSegmentedReduce::ArgMax
 # A unit shared by several rows is compiled once per rep.
 set -uo pipefail
 
@@ -86,6 +87,7 @@ all_rows=(
   "top_k_rows|top_k over rows, run-time k (float)|tally_top_k_rows|cub::DeviceTopK::MaxPairs|cub_topk"
   "thrust_reduce|reduce (float sum)|tally_reduce|thrust::reduce|thrust_reduce"
   "rows|reduce_into over rows (float sum)|tally_reduce_rows|cub::DeviceSegmentedReduce::Sum|cub_segmented_reduce"
+  "argmax_rows|max_element_into over rows (float)|tally_max_element_rows|cub::DeviceSegmentedReduce::ArgMax|cub_segmented_argmax"
 )
 rows=()
 if [[ -z $only ]]; then
