@@ -123,6 +123,28 @@ TEST_CASE("top_k over rows: 4096 rows of 16, 1001 of 31, 1 row of 131072, half, 
   check_rows<__half>(3, 5000, 5000, {1, 64, 2048});
 }
 
+TEST_CASE("top_k over rows split across blocks: calls of more and more rows on one stream, both ways") {
+  // Rows too few to fill the GPU are split across blocks, which meet at a counter a row in
+  // scratch that the kernel leaves at zero. A later call with more rows reads counters
+  // that an earlier call's lists or words filled: they must read as zero there too. k = 50
+  // and k = 1024, each over more and more rows, then the two in turn (they may take
+  // different ways of a split row: detail/top_k/pieces_dispatch.cuh).
+  const long long length = 32768;
+  const long long most = 130;
+  const tt::dataset<float> d = tt::make_data<float>(most * length, tt::pattern::random);
+  const std::vector<float> host = d.host();
+  for (long long k : {1024LL, 50LL}) {
+    for (long long rows : {1LL, 64LL, 100LL, 130LL}) {
+      const tally::rows_t r = tally::rows(rows, length);
+      top_k_pieces::check_pieces(d.ptr, host, r, r, k, tally::less<>{}, "growing");
+    }
+  }
+  for (long long rows : {3LL, 129LL, 65LL}) {
+    const tally::rows_t r = tally::rows(rows, length);
+    for (long long k : {50LL, 1024LL, 50LL}) top_k_pieces::check_pieces(d.ptr, host, r, r, k, tally::less<>{}, "mixed");
+  }
+}
+
 TEST_CASE("top_k over rows: data periodic with the strata (128 items) and rare spikes") {
   // Each value repeats every 128 items (a tie between thousands of items at every k),
   // and the spikes, one in 4099, are what the samples mostly miss: the threshold then

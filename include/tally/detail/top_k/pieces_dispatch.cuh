@@ -65,8 +65,10 @@ void dispatch_top_k_pieces(const char* algorithm, const Policy& policy, const de
     return;
   }
   // The counters (zero between calls: the lease clears them when something else wrote
-  // there), then the lists.
-  const std::size_t counter_bytes = align_up(std::size_t(pieces.count()) * sizeof(unsigned int), 256);
+  // there), then the lists. The counters' room is the same for every call on the device
+  // (rows are split only when fewer than the slots), so that a call with more rows never
+  // reads as a counter what an earlier call left in its lists.
+  const std::size_t counter_bytes = align_up(std::size_t(2 * ctx.sm_count) * sizeof(unsigned int), 256);
   const std::size_t list_bytes = std::size_t(pieces.count() * chunks * k) * sizeof(std::int64_t);
   scratch_lease lease(algorithm, ctx, where, counter_bytes + list_bytes, scratch_use::top_k_lists);
   auto* base = static_cast<unsigned char*>(lease.view().partials);
