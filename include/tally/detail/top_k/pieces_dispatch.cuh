@@ -1,7 +1,9 @@
 #pragma once
 // From a top_k call over pieces to its one launch (pieces_kernel.cuh): a block per piece,
 // or per chunk of a row when the rows are too few to fill the GPU (a grid-stride loop past
-// 2^30 blocks); the dynamic shared memory granted once per device.
+// 2^30 blocks), those chunks streaming (top_k_stream_kernel, a second kernel) where the
+// values have at most 4 bytes and k is small; the dynamic shared memory granted once per
+// device.
 
 #include <tally/detail/runtime/cuda_check.cuh>
 #include <tally/detail/runtime/device_context.cuh>
@@ -39,6 +41,7 @@ void dispatch_top_k_pieces(const char* algorithm, const Policy& policy, const de
   // fitting the last block's buffer. Segments: a block each.
   std::int64_t chunks = 1;
   bool warp_rows = false;
+  [[maybe_unused]] bool streams = false;
   if constexpr (std::is_same_v<Pieces, rows_t>) {
     warp_rows = pieces.row_length <= pieces_top_k_warp_row;
     const std::int64_t slots = 2 * std::int64_t(ctx.sm_count);
@@ -48,12 +51,21 @@ void dispatch_top_k_pieces(const char* algorithm, const Policy& policy, const de
       if (chunks > pieces_top_k_capacity / k) chunks = pieces_top_k_capacity / k;
       if (chunks < 1) chunks = 1;
     }
+    // Chunks that stream (pieces_kernel.cuh, top_k_stream_chunk): 32-bit keys, positions
+    // in 32 bits, k and the chunks small enough that a chunk's candidates fit the buffer.
+    if (sizeof(V) <= 4 && chunks > 1) {
+      const std::int64_t chunk = (pieces.row_length + chunks - 1) / chunks;
+      streams = chunk <= pieces_top_k_stream_chunk && pieces.row_length < (std::int64_t(1) << 32) &&
+                (k <= pieces_top_k_stream_small_k ||
+                 (k <= pieces_top_k_stream_max_k && chunk <= pieces_top_k_stream_short_chunk));
+    }
   }
   std::int64_t grid = warp_rows ? (pieces.count() + pieces_top_k_threads / 32 - 1) / (pieces_top_k_threads / 32)
                                  : pieces.count() * chunks;
   if (grid > (std::int64_t(1) << 30)) grid = std::int64_t(1) << 30;
-  pieces_top_k_params<It, Pieces, ValueOut, IndexOut> p{first, pieces, k, is_default_less_v<Compare, V>, values,
-                                                         indices, warp_rows, chunks, nullptr, nullptr};
+  pieces_top_k_params<It, Pieces, ValueOut, IndexOut> p{
+      first, pieces, k, is_default_less_v<Compare, V>, values, indices, warp_rows, chunks, nullptr, nullptr, nullptr,
+      nullptr};
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(static_cast<unsigned int>(grid));
   config.blockDim = dim3(pieces_top_k_threads);
@@ -65,10 +77,27 @@ void dispatch_top_k_pieces(const char* algorithm, const Policy& policy, const de
     return;
   }
   // The counters (zero between calls: the lease clears them when something else wrote
-  // there), then the lists. The counters' room is the same for every call on the device
-  // (rows are split only when fewer than the slots), so that a call with more rows never
-  // reads as a counter what an earlier call left in its lists.
+  // there), then the lists or the words. The counters' room is the same for every call on
+  // the device (rows are split only when fewer than the slots), so that a call with more
+  // rows never reads as a counter what an earlier call left in its lists or words; the
+  // two ways are two layouts, and a change of layout clears the scratch.
   const std::size_t counter_bytes = align_up(std::size_t(2 * ctx.sm_count) * sizeof(unsigned int), 256);
+  if constexpr (sizeof(V) <= 4 && std::is_same_v<Pieces, rows_t>) {
+    if (streams) {
+      // Arrivals, candidate counts, then chunks x capacity words a row.
+      const std::size_t word_bytes =
+          std::size_t(pieces.count() * chunks) * pieces_top_k_capacity * sizeof(unsigned long long);
+      scratch_lease lease(algorithm, ctx, where, 2 * counter_bytes + word_bytes, scratch_use::top_k_lists, 1);
+      auto* base = static_cast<unsigned char*>(lease.view().partials);
+      p.arrivals = reinterpret_cast<unsigned int*>(base);
+      p.candidates = reinterpret_cast<unsigned int*>(base + counter_bytes);
+      p.words = reinterpret_cast<unsigned long long*>(base + 2 * counter_bytes);
+      config.dynamicSmemBytes = pieces_top_k_stream_shared_bytes;
+      check(cudaLaunchKernelEx(&config, top_k_stream_kernel<It, ValueOut, IndexOut>, p), algorithm,
+            "kernel launch failed");
+      return;
+    }
+  }
   const std::size_t list_bytes = std::size_t(pieces.count() * chunks * k) * sizeof(std::int64_t);
   scratch_lease lease(algorithm, ctx, where, counter_bytes + list_bytes, scratch_use::top_k_lists);
   auto* base = static_cast<unsigned char*>(lease.view().partials);

@@ -31,6 +31,13 @@
 // the piece, index -1 past the piece's length. A row split across blocks: each block
 // writes its list (indices) to scratch, and the last to finish merges the lists the same
 // way (the chunks' entries ranked by value, then chunk, then place in the list).
+//
+// Rows split across blocks whose values have at most 4 bytes and whose k is small take a
+// kernel of their own, top_k_stream_kernel (the rule: pieces_top_k_stream_max_k): a
+// block's threshold comes from 16 runs of items spread over its chunk, with no draw that
+// can fail (chunk_threshold); one pass appends the items that beat it to shared memory,
+// the block adds them to the row's words in scratch, and the last block of the row
+// chooses and sorts the k best of them all. No samples, no select and no sort a block.
 
 #include <tally/detail/float_order.cuh>
 #include <tally/detail/runtime/pdl.cuh>
@@ -73,6 +80,19 @@ inline constexpr int pieces_top_k_rows_at_once = 4;
 /// The fewest items of a row's chunk when rows are split across blocks: below it a
 /// block's fixed costs (the samples, the selects, the sort) outweigh its read.
 inline constexpr std::int64_t pieces_top_k_min_chunk = 8192;
+/// Chunks that stream (top_k_stream_kernel: rows split across blocks, values of at most 4
+/// bytes, chunks of at most pieces_top_k_stream_chunk items, and k at most
+/// pieces_top_k_stream_small_k, or at most pieces_top_k_stream_max_k over chunks of at most
+/// pieces_top_k_stream_short_chunk): a block's threshold comes from items spread over its
+/// chunk (chunk_threshold), no samples and no select a block; its candidates go to the
+/// row's words and the last block chooses among them all. The threshold is weaker for a
+/// larger k (j = k / 16 lanes a warp), and k = 256 over 64 rows of 131072 (chunks of
+/// 32768) was slower this way (56.7 -> 59.5 µs, H100), one row (chunks of 8192) faster
+/// (40.7 -> 31.9).
+inline constexpr std::int64_t pieces_top_k_stream_max_k = 256;
+inline constexpr std::int64_t pieces_top_k_stream_small_k = 64;
+inline constexpr std::int64_t pieces_top_k_stream_chunk = 65536;
+inline constexpr std::int64_t pieces_top_k_stream_short_chunk = 16384;
 /// Items each thread loads before it compares any (loads in flight per thread).
 inline constexpr int pieces_top_k_unroll = 8;
 /// 16-byte loads each thread has in flight in a pass over a pointer input.
@@ -137,6 +157,11 @@ struct pieces_top_k_params {
   std::int64_t chunks;      // blocks per piece (rows only; chunks * k <= pieces_top_k_capacity)
   std::int64_t* lists;      // chunks > 1: each block's k best, k indices a block (-1: none)
   unsigned int* arrivals;   // chunks > 1: blocks of each piece done; zero between calls
+  // Chunks that stream (top_k_stream_kernel): no list a block, but every candidate of the
+  // row's chunks, a word each (position: the index in the row), chunks * capacity a row;
+  // `candidates` counts them, a counter a row, zero between calls.
+  unsigned long long* words;
+  unsigned int* candidates;
 };
 
 /// Shared memory beside the dynamic buffers.
@@ -149,6 +174,7 @@ struct pieces_top_k_shared {
   unsigned int remaining;
   bool exact;
   bool last;  // the last block of its piece to finish (chunks > 1)
+  unsigned long long threshold;  // chunk_threshold's: the warps' worst
 };
 
 /// The value's order key as the word holds it (inverted for tally::greater<>).
@@ -428,19 +454,27 @@ __device__ TALLY_FORCEINLINE V shfl_value(const V& x, int from) {
 
 /// Sorts a[0..count) best first (count <= pieces_top_k_max_k): one warp's registers up to
 /// 256 (a block's bitonic network in shared memory pays a barrier a stage: 36 of them
-/// for 256 words took 10 µs on the H200), the block's network above. Ends synchronised.
-template <class W>
+/// for 256 words took 10 µs on the H200), the block's network above (not compiled where
+/// Large is false: callers whose count is at most 256). Ends synchronised.
+template <class W, bool Large = true>
 __device__ void sort_words(W* a, int count) {
-  if (count <= 256) {
+  if (!Large || count <= 256) {
     if (threadIdx.x < 32) {
       if (count <= 64) warp_sort_words<2>(a, count);
       else if (count <= 128) warp_sort_words<4>(a, count);
       else warp_sort_words<8>(a, count);
     }
     __syncthreads();
-  } else {
+  } else if constexpr (Large) {
     block_sort_keys(a, count);
   }
+}
+
+/// The r-th best of the distinct words buffer[0..count) (shared memory): one instantiation
+/// of the radix select for every caller that selects in the buffer. Ends synchronised.
+template <class W>
+__device__ W select_in_buffer(const W* buffer, unsigned int count, unsigned int r, pieces_top_k_shared<W>& sh) {
+  return block_radix_select(count, [&](std::int64_t i) { return buffer[i]; }, r, sh);
 }
 
 /// The best `next` of the distinct words buffer[0..count) to chosen[0..next), sorted
@@ -451,11 +485,11 @@ __device__ void sort_words(W* a, int count) {
 /// tree of warp merges (each warp sorts 64, four levels keep the best 64 of two lists) for
 /// up to 1024 words and 64 chosen, on the H200: 512 x 131072 126.9 -> 136.8 µs, though
 /// one row of 131072 went 19.4 -> 15.8 µs at k = 1.)
-template <class W>
+template <class W, bool Large = true>
 __device__ void choose_best(const W* buffer, unsigned int count, unsigned int next, W* chosen,
                             pieces_top_k_shared<W>& sh) {
   if (next < count) {
-    const W t = block_radix_select(count, [&](std::int64_t i) { return buffer[i]; }, next, sh);
+    const W t = select_in_buffer(buffer, count, next, sh);
     if (threadIdx.x == 0) sh.count = 0;
     __syncthreads();
     for (unsigned int base = 0; base < count; base += blockDim.x) {
@@ -468,7 +502,7 @@ __device__ void choose_best(const W* buffer, unsigned int count, unsigned int ne
     for (unsigned int i = threadIdx.x; i < count; i += blockDim.x) chosen[i] = buffer[i];
   }
   __syncthreads();
-  sort_words(chosen, static_cast<int>(next));
+  sort_words<W, Large>(chosen, static_cast<int>(next));
 }
 
 /// The rank-th best (1 <= rank <= 32) of the pieces_top_k_samples distinct words
@@ -631,6 +665,11 @@ __device__ unsigned int piece_rank_window(const P& p, It window, std::int64_t of
   return next;
 }
 
+/// Dynamic shared memory of top_k_stream_kernel: the buffer and the chosen (at most
+/// pieces_top_k_stream_max_k), under the 48 KB that need no attribute.
+inline constexpr std::size_t pieces_top_k_stream_shared_bytes =
+    (pieces_top_k_capacity + pieces_top_k_stream_max_k) * sizeof(unsigned long long);
+
 /// Dynamic shared memory of the kernel for value type V: the buffer and the running
 /// list's indices.
 template <class V>
@@ -724,6 +763,147 @@ __device__ void top_k_warp_rows(const P& p, W* buffer, W* chosen) {
     }
     __syncwarp();  // the next row reuses the slices
   }
+}
+
+/// Items per thread that chunk_threshold reads.
+inline constexpr int pieces_top_k_threshold_items = 16;
+static_assert(pieces_top_k_min_chunk >= std::int64_t(pieces_top_k_threshold_items) * pieces_top_k_threads,
+              "a chunk holds chunk_threshold's reads");
+
+/// A threshold word for one chunk of a row (`length` >= 16 x pieces_top_k_threads items,
+/// need <= pieces_top_k_stream_max_k), from 16 runs of pieces_top_k_threads items spread
+/// over the chunk (the first at its start, the last at its end, so that ascending and
+/// descending rows find their best items): each thread's best word (value, then lower
+/// index) of its 16 items, each warp's j-th best of its lanes' (j = ceil(need / 16),
+/// taken out one a round), the worst of the warps'. The j best lanes of every warp hold
+/// 16 j >= need items at least as good, so at least `need` items of the chunk beat it: no
+/// draw that can fail. Words, not keys: on a constant row the index decides, and only the
+/// first few hundred items get in. On uniform floats, k = 50, about 1.5% of a chunk beats
+/// it. The items are read again by the pass (from L2). Every thread calls it; it ends
+/// synchronised.
+template <class W, class P, class It>
+__device__ W chunk_threshold(const P& p, It chunk, std::int64_t length, std::uint32_t from, unsigned int need,
+                             unsigned long long* worst) {
+  static_assert(std::is_same_v<W, unsigned long long>, "64-bit words (values of at most 4 bytes)");
+  using V = iter_value_t<It>;
+  constexpr int runs = pieces_top_k_threshold_items;
+  if (threadIdx.x == 0) *worst = ~0ull;
+  const std::int64_t spacing = (length - pieces_top_k_threads) / (runs - 1);
+  W best = 0;
+#pragma unroll
+  for (int q = 0; q < runs; ++q) {
+    const std::int64_t i = q * spacing + threadIdx.x;
+    const W w = piece_word_of<W>(p, static_cast<V>(chunk[i]), from + static_cast<std::uint32_t>(i));
+    best = w > best ? w : best;
+  }
+  __syncthreads();  // *worst is set
+  int remaining = static_cast<int>((need + 15) / 16);
+  W mine = best, warp_best = 0;
+  for (;;) {
+    W m = mine;
+#pragma unroll
+    for (int d = 16; d > 0; d /= 2) {
+      const W other = __shfl_xor_sync(0xffffffffu, m, d);
+      m = other > m ? other : m;
+    }
+    // Words are distinct: one lane holds m. A lane out of the running reads 0; when 0 is
+    // the best, the warp has fewer than j lanes left (not with 16 items a lane), and 0 is
+    // a safe threshold.
+    if (remaining == 1 || m == 0) {
+      warp_best = m;
+      break;
+    }
+    --remaining;
+    if (mine == m) mine = 0;
+  }
+  if ((threadIdx.x & 31) == 0) atomicMin(worst, warp_best);
+  __syncthreads();
+  return *worst;
+}
+
+/// A chunk that streams (top_k_stream_kernel), first half: the chunk's candidates to
+/// buffer[0..count), their positions the indices in the row: the items at least as good as
+/// chunk_threshold's word. Where more get in than the buffer holds (data that defeats the
+/// threshold's runs), the need-th best of the buffer's words is a better threshold (they
+/// are items of the chunk, all at least as good as the last one) and the pass runs again;
+/// each round raises it. Returns count.
+template <class W, class P, class It>
+__device__ unsigned int top_k_stream_filter(const P& p, It piece, std::int64_t from, std::int64_t to, W* buffer,
+                                            pieces_top_k_shared<W>& sh) {
+  const std::int64_t length = to - from;  // at least pieces_top_k_min_chunk (the kernel's chunks)
+  const unsigned int need = static_cast<unsigned int>(p.k < length ? p.k : length);
+  const It chunk = piece + from;
+  W t = chunk_threshold<W>(p, chunk, length, static_cast<std::uint32_t>(from), need, &sh.threshold);
+  for (;;) {
+    if (threadIdx.x == 0) sh.count = 0;
+    __syncthreads();
+    piece_filter_pass(p, chunk, length, static_cast<unsigned int>(from), t, buffer, &sh.count);
+    __syncthreads();
+    const unsigned int count = sh.count;
+    if (count <= static_cast<unsigned int>(pieces_top_k_capacity)) return count;
+    t = select_in_buffer(buffer, static_cast<unsigned int>(pieces_top_k_capacity), need, sh);
+  }
+}
+
+/// A chunk that streams, second half: its `count` candidates (buffer[0..count), positions
+/// the indices in the row) appended to the row's words (one atomic a block for the room),
+/// then the arrival (the threadfence pattern: the last block sees every block's words);
+/// the last block of the row chooses the k best of all the words and writes them.
+template <class W, class P, class It>
+__device__ void top_k_stream_finish(const P& p, std::int64_t s, It piece, unsigned int count, W* buffer,
+                                                 W* chosen, pieces_top_k_shared<W>& sh) {
+  const std::int64_t room = p.chunks * pieces_top_k_capacity;
+  unsigned long long* words = p.words + s * room;
+  if (threadIdx.x == 0) sh.bucket = atomicAdd(&p.candidates[s], count);
+  __syncthreads();
+  const unsigned int at = sh.bucket;
+  for (unsigned int i = threadIdx.x; i < count; i += blockDim.x) words[at + i] = buffer[i];
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    const unsigned int before = atomicAdd(&p.arrivals[s], 1u);
+    sh.last = before == static_cast<unsigned int>(p.chunks - 1);
+    if (sh.last) {
+      __threadfence();
+      sh.count = __ldcg(&p.candidates[s]);
+      p.arrivals[s] = 0;  // zero for the next call
+      p.candidates[s] = 0;
+    }
+  }
+  __syncthreads();
+  if (!sh.last) return;
+  const unsigned int total = sh.count;
+  const unsigned int next = static_cast<unsigned int>(p.k < total ? p.k : total);
+  if (total <= static_cast<unsigned int>(pieces_top_k_capacity)) {
+    for (unsigned int i = threadIdx.x; i < total; i += blockDim.x) buffer[i] = __ldcg(words + i);
+    __syncthreads();
+    choose_best<W, false>(buffer, total, next, chosen, sh);  // next <= 256: a warp sorts
+  } else {
+    // More than the buffer holds: the select reads them where they are (L2).
+    const auto word_at = [&](std::int64_t i) { return W(__ldcg(words + i)); };
+    const W best = block_radix_select(total, word_at, next, sh);
+    if (threadIdx.x == 0) sh.count = 0;
+    __syncthreads();
+    for (unsigned int base = 0; base < total; base += blockDim.x) {
+      const unsigned int i = base + threadIdx.x;
+      const W w = i < total ? word_at(i) : W{};
+      piece_append(&sh.count, chosen, i < total && piece_word_at_least(w, best), w,
+                   static_cast<unsigned int>(pieces_top_k_max_k));
+    }
+    __syncthreads();
+    sort_words<W, false>(chosen, static_cast<int>(next));
+  }
+  const std::int64_t out = s * p.k;
+  for (std::int64_t j = threadIdx.x; j < p.k; j += blockDim.x) {
+    if (j < next) {
+      const std::uint32_t index = piece_word_position(chosen[j]);
+      p.values[out + j] = piece[index];
+      p.indices[out + j] = index;
+    } else {
+      p.indices[out + j] = -1;
+    }
+  }
+  __syncthreads();
 }
 
 template <class It, class Pieces, class ValueOut, class IndexOut>
@@ -820,6 +1000,34 @@ __global__ __launch_bounds__(pieces_top_k_threads, 2) void top_k_pieces_kernel(
       }
     }
     __syncthreads();
+  }
+}
+
+/// Rows split across blocks whose chunks stream (the rule: pieces_top_k_stream_max_k):
+/// each block filters its chunk (top_k_stream_filter) and adds its candidates to
+/// the row's words; the last block of a row chooses. A kernel of its own: inside
+/// top_k_pieces_kernel its code took the registers of the other ways (float rows: spill
+/// stores 88 -> 360 bytes, `nvcc -Xptxas -v`, sm_90) and they slowed down.
+template <class It, class ValueOut, class IndexOut>
+__global__ __launch_bounds__(pieces_top_k_threads, 2) void top_k_stream_kernel(
+    pieces_top_k_params<It, rows_t, ValueOut, IndexOut> p) {
+  using W = unsigned long long;
+  static_assert(std::is_same_v<piece_word_t<iter_value_t<It>>, W>, "values of at most 4 bytes");
+  extern __shared__ __align__(16) unsigned char dynamic_shared[];
+  W* buffer = reinterpret_cast<W*>(dynamic_shared);
+  W* chosen = buffer + pieces_top_k_capacity;
+  __shared__ pieces_top_k_shared<W> sh;
+  wait_for_prior_grids();
+  const std::int64_t blocks = p.pieces.count() * p.chunks;
+  for (std::int64_t b = blockIdx.x; b < blocks; b += gridDim.x) {
+    const std::int64_t s = b / p.chunks, c = b % p.chunks;
+    const std::int64_t length = p.pieces.length(s);
+    const It piece = p.first + p.pieces.begin(s);
+    // Balanced chunks: every one at least length / chunks >= pieces_top_k_min_chunk items,
+    // what chunk_threshold reads.
+    const std::int64_t from = length * c / p.chunks, to = length * (c + 1) / p.chunks;
+    const unsigned int count = top_k_stream_filter(p, piece, from, to, buffer, sh);
+    top_k_stream_finish(p, s, piece, count, buffer, chosen, sh);
   }
 }
 
