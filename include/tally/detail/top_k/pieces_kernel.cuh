@@ -14,9 +14,13 @@
 // A window that fits shared memory beside the running list is loaded whole. A longer one
 // (one read of it when the threshold holds):
 // 1. 1024 samples, one in each of 1024 equal strata at a pseudo-random place in it; the
-//    threshold t is about the r-th best sample, r = lambda + 3 sqrt(lambda) + 3 for
+//    threshold t is about the r-th best sample, r = lambda + 3 sqrt(lambda) + 6 for
 //    lambda = k m / L, the number of samples expected among the window's k best. Fewer
-//    than k items beat t with probability below 10^-3, and about r L / m items do. Once
+//    than k items beat t with probability below 10^-7 for lambda <= 2 (10^-4 at
+//    lambda = 16), and about r L / m items do. (With + 3, about 10^-4 a window for
+//    k = 32..50 over rows of 2^17: a call over 512 rows found one row failing in many
+//    calls, and that row's exact select, five more reads of it by one block, took the
+//    call from 134 to 451 µs on the H100.) Once
 //    the running list holds k, its k-th best is a threshold too, and the better of the
 //    two is used.
 // 2. One pass appends every item whose word is at least t to the shared buffer (16-byte
@@ -68,8 +72,8 @@ inline constexpr int pieces_top_k_sample_run = 4;
 /// 32 x 131072, k = 50 30.0 -> 29.3 but k = 256 46.8 -> 52.0, so not there either).
 inline constexpr std::int64_t pieces_top_k_rank_lists = 4;
 /// Items of a piece ranked at a time. 1024 samples of 2^17 items (one in 128) give a
-/// threshold that about k + (3 sqrt(k / 128) + 3) 128 items beat: 670 for k = 50, 2500 for
-/// k = 1024, so that k + the window's candidates fit the buffer; windows longer would
+/// threshold that about k + (3 sqrt(k / 128) + 6) 128 items beat: 1060 for k = 50, 2880
+/// for k = 1024, so that k + the window's candidates fit the buffer; windows longer would
 /// overflow it, for k = 50 too (positions, running list + window, fit 32 bits either way).
 inline constexpr std::int64_t pieces_top_k_window = std::int64_t(1) << 17;
 /// The longest rows a warp ranks alone (in registers, no barrier), a block's warps each a
@@ -607,7 +611,7 @@ __device__ unsigned int piece_rank_window(const P& p, It window, std::int64_t of
     }
     __syncthreads();
     const double lambda = double(need) * m / double(length);
-    int rank = static_cast<int>(lambda + 3.0 * cuda::std::sqrt(lambda)) + 3;
+    int rank = static_cast<int>(lambda + 3.0 * cuda::std::sqrt(lambda)) + 6;
     if (rank > m) rank = m;
     // The rank-th best sample: up to 32 by the warps' sorts and one warp's merge; beyond,
     // a radix select, where any threshold that between rank and 1.5 rank + 2 samples beat
