@@ -51,7 +51,7 @@ void dispatch_top_k_pieces(const char* algorithm, const Policy& policy, const de
       if (chunks > pieces_top_k_capacity / k) chunks = pieces_top_k_capacity / k;
       if (chunks < 1) chunks = 1;
     }
-    // Chunks that stream (pieces_kernel.cuh, top_k_stream_chunk): 32-bit keys, positions
+    // Chunks that stream (pieces_kernel.cuh, top_k_stream_kernel): 32-bit keys, positions
     // in 32 bits, k and the chunks small enough that a chunk's candidates fit the buffer.
     if (sizeof(V) <= 4 && chunks > 1) {
       const std::int64_t chunk = (pieces.row_length + chunks - 1) / chunks;

@@ -854,8 +854,8 @@ __device__ unsigned int top_k_stream_filter(const P& p, It piece, std::int64_t f
 /// then the arrival (the threadfence pattern: the last block sees every block's words);
 /// the last block of the row chooses the k best of all the words and writes them.
 template <class W, class P, class It>
-__device__ void top_k_stream_finish(const P& p, std::int64_t s, It piece, unsigned int count, W* buffer,
-                                                 W* chosen, pieces_top_k_shared<W>& sh) {
+__device__ void top_k_stream_finish(const P& p, std::int64_t s, It piece, unsigned int count, W* buffer, W* chosen,
+                                    pieces_top_k_shared<W>& sh) {
   const std::int64_t room = p.chunks * pieces_top_k_capacity;
   unsigned long long* words = p.words + s * room;
   if (threadIdx.x == 0) sh.bucket = atomicAdd(&p.candidates[s], count);
