@@ -6,7 +6,8 @@
 // warp each); pieces of 0, 1, k - 1, k, k + 1 items, loaded whole
 // (up to 4096 with the running list) or through the sampled threshold (2^17 items: one
 // window), several windows (2^20 + 3 items: the running list and its threshold), 4096
-// rows, pitched rows, CSR with runs of empty segments (int32 and int64 offsets), the
+// rows, rows enough to fill the GPU (2 x SMs + 3: whole rows streaming a block each),
+// rows split across blocks on one stream with more and more rows, pitched rows, CSR with runs of empty segments (int32 and int64 offsets), the
 // begin/end form; k = 1, 2, 31, 32, 33, 100, 1024, 2048; data random, constant,
 // ascending, descending, NaN, +-inf, zeros of both signs, three distinct values, periodic
 // data that defeats the strata (the exact select); float, int32, double (16-byte words),
@@ -143,6 +144,20 @@ TEST_CASE("top_k over rows split across blocks: calls of more and more rows on o
     const tally::rows_t r = tally::rows(rows, length);
     for (long long k : {50LL, 1024LL, 50LL}) top_k_pieces::check_pieces(d.ptr, host, r, r, k, tally::less<>{}, "mixed");
   }
+}
+
+TEST_CASE("top_k over rows that fill the GPU, a block a row (the chunks stream whole): every pattern") {
+  // At least two rows a block slot (two blocks an SM), so that no row is split: rows of at
+  // least 8192 items and k <= 64 (k <= 256 up to 16384) take top_k_stream_kernel with one
+  // chunk a row, the block choosing from its own buffer; k = 65 and 300 the other way.
+  int device = 0, sms = 0;
+  REQUIRE(cudaGetDevice(&device) == cudaSuccess);
+  REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess);
+  const long long rows = 2LL * sms + 3;
+  top_k_pieces::check_rows<float>(rows, 9001, 9001, {1, 50, 64, 65, 256, 300});
+  top_k_pieces::check_rows<int>(rows, 16384, 16387, {2, 33, 256});  // pitched
+  top_k_pieces::check_rows<std::int8_t>(rows, 8192, 8192, {1, 64}, false);
+  if (!tt::sanitizing()) top_k_pieces::check_rows<float>(rows, (1 << 17) + 1, (1 << 17) + 1, {50, 64}, false);
 }
 
 TEST_CASE("top_k over rows: data periodic with the strata (128 items) and rare spikes") {

@@ -1,9 +1,9 @@
 #pragma once
 // From a top_k call over pieces to its one launch (pieces_kernel.cuh): a block per piece,
 // or per chunk of a row when the rows are too few to fill the GPU (a grid-stride loop past
-// 2^30 blocks), those chunks streaming (top_k_stream_kernel, a second kernel) where the
-// values have at most 4 bytes and k is small; the dynamic shared memory granted once per
-// device.
+// 2^30 blocks), those chunks (or whole rows of at most 65536 items) streaming
+// (top_k_stream_kernel, a second kernel) where the values have at most 4 bytes and k is
+// small; the dynamic shared memory granted once per device.
 
 #include <tally/detail/runtime/cuda_check.cuh>
 #include <tally/detail/runtime/device_context.cuh>
@@ -53,7 +53,12 @@ void dispatch_top_k_pieces(const char* algorithm, const Policy& policy, const de
     }
     // Chunks that stream (pieces_kernel.cuh, top_k_stream_kernel): 32-bit keys, positions
     // in 32 bits, k and the chunks small enough that a chunk's candidates fit the buffer.
-    if (sizeof(V) <= 4 && chunks > 1) {
+    // A whole row (chunks == 1, rows enough to fill the GPU) is such a chunk too: no
+    // samples and no select of them, and on the H100 1024 rows of 65536 floats at k = 32
+    // took 0.92x the GPU time of the one-kernel way. Rows of 131072 stay there (1.5% of
+    // a row gets past chunk_threshold, and appending them slowed the pass more than the
+    // samples cost: docs/performance.md#top-k-whole-rows-stream).
+    if (sizeof(V) <= 4 && pieces.num_rows > 0 && pieces.row_length >= pieces_top_k_min_chunk) {
       const std::int64_t chunk = (pieces.row_length + chunks - 1) / chunks;
       streams = chunk <= pieces_top_k_stream_chunk && pieces.row_length < (std::int64_t(1) << 32) &&
                 (k <= pieces_top_k_stream_small_k ||
@@ -73,21 +78,31 @@ void dispatch_top_k_pieces(const char* algorithm, const Policy& policy, const de
   const call_stream where = call_stream_of(policy);
   config.stream = where.stream;
   if (chunks == 1) {
+    if constexpr (sizeof(V) <= 4 && std::is_same_v<Pieces, rows_t>) {
+      if (streams) {
+        // A whole row a block: no scratch (the block chooses from its own buffer).
+        config.dynamicSmemBytes = pieces_top_k_stream_shared_bytes;
+        check(cudaLaunchKernelEx(&config, top_k_stream_kernel<It, ValueOut, IndexOut>, p), algorithm,
+              "kernel launch failed");
+        return;
+      }
+    }
     check(cudaLaunchKernelEx(&config, kernel, p), algorithm, "kernel launch failed");
     return;
   }
   // The counters (zero between calls: the lease clears them when something else wrote
-  // there), then the lists or the words. The counters' room is the same for every call on
-  // the device (rows are split only when fewer than the slots), so that a call with more
-  // rows never reads as a counter what an earlier call left in its lists or words; the
-  // two ways are two layouts, and a change of layout clears the scratch.
+  // there): arrivals, then candidate counts (used where the chunks stream), then the lists
+  // or the words. The counters' room is the same for every call on the device (rows are
+  // split only when fewer than the slots) and for both ways, so that a call never reads as
+  // a counter what an earlier call left in its lists or words, and a stream that changes
+  // ways pays no clearing (the kernels leave their counters at zero).
   const std::size_t counter_bytes = align_up(std::size_t(2 * ctx.sm_count) * sizeof(unsigned int), 256);
   if constexpr (sizeof(V) <= 4 && std::is_same_v<Pieces, rows_t>) {
     if (streams) {
       // Arrivals, candidate counts, then chunks x capacity words a row.
       const std::size_t word_bytes =
           std::size_t(pieces.count() * chunks) * pieces_top_k_capacity * sizeof(unsigned long long);
-      scratch_lease lease(algorithm, ctx, where, 2 * counter_bytes + word_bytes, scratch_use::top_k_lists, 1);
+      scratch_lease lease(algorithm, ctx, where, 2 * counter_bytes + word_bytes, scratch_use::top_k_lists);
       auto* base = static_cast<unsigned char*>(lease.view().partials);
       p.arrivals = reinterpret_cast<unsigned int*>(base);
       p.candidates = reinterpret_cast<unsigned int*>(base + counter_bytes);
@@ -99,10 +114,10 @@ void dispatch_top_k_pieces(const char* algorithm, const Policy& policy, const de
     }
   }
   const std::size_t list_bytes = std::size_t(pieces.count() * chunks * k) * sizeof(std::int64_t);
-  scratch_lease lease(algorithm, ctx, where, counter_bytes + list_bytes, scratch_use::top_k_lists);
+  scratch_lease lease(algorithm, ctx, where, 2 * counter_bytes + list_bytes, scratch_use::top_k_lists);
   auto* base = static_cast<unsigned char*>(lease.view().partials);
   p.arrivals = reinterpret_cast<unsigned int*>(base);
-  p.lists = reinterpret_cast<std::int64_t*>(base + counter_bytes);
+  p.lists = reinterpret_cast<std::int64_t*>(base + 2 * counter_bytes);
   check(cudaLaunchKernelEx(&config, kernel, p), algorithm, "kernel launch failed");
 }
 

@@ -42,6 +42,8 @@
 // can fail (chunk_threshold); one pass appends the items that beat it to shared memory,
 // the block adds them to the row's words in scratch, and the last block of the row
 // chooses and sorts the k best of them all. No samples, no select and no sort a block.
+// Rows of at most pieces_top_k_stream_chunk items, enough of them to fill the GPU, take
+// it too, a block a row: the block chooses from its own buffer, with no scratch.
 
 #include <tally/detail/float_order.cuh>
 #include <tally/detail/runtime/pdl.cuh>
@@ -84,8 +86,8 @@ inline constexpr int pieces_top_k_rows_at_once = 4;
 /// The fewest items of a row's chunk when rows are split across blocks: below it a
 /// block's fixed costs (the samples, the selects, the sort) outweigh its read.
 inline constexpr std::int64_t pieces_top_k_min_chunk = 8192;
-/// Chunks that stream (top_k_stream_kernel: rows split across blocks, values of at most 4
-/// bytes, chunks of at most pieces_top_k_stream_chunk items, and k at most
+/// Chunks that stream (top_k_stream_kernel: rows split across blocks, or whole rows a
+/// block, values of at most 4 bytes, chunks of at most pieces_top_k_stream_chunk items, and k at most
 /// pieces_top_k_stream_small_k, or at most pieces_top_k_stream_max_k over chunks of at most
 /// pieces_top_k_stream_short_chunk): a block's threshold comes from items spread over its
 /// chunk (chunk_threshold), no samples and no select a block; its candidates go to the
@@ -857,30 +859,37 @@ template <class W, class P, class It>
 __device__ void top_k_stream_finish(const P& p, std::int64_t s, It piece, unsigned int count, W* buffer, W* chosen,
                                     pieces_top_k_shared<W>& sh) {
   const std::int64_t room = p.chunks * pieces_top_k_capacity;
-  unsigned long long* words = p.words + s * room;
-  if (threadIdx.x == 0) sh.bucket = atomicAdd(&p.candidates[s], count);
-  __syncthreads();
-  const unsigned int at = sh.bucket;
-  for (unsigned int i = threadIdx.x; i < count; i += blockDim.x) words[at + i] = buffer[i];
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    const unsigned int before = atomicAdd(&p.arrivals[s], 1u);
-    sh.last = before == static_cast<unsigned int>(p.chunks - 1);
-    if (sh.last) {
-      __threadfence();
-      sh.count = __ldcg(&p.candidates[s]);
-      p.arrivals[s] = 0;  // zero for the next call
-      p.candidates[s] = 0;
-    }
-  }
-  __syncthreads();
-  if (!sh.last) return;
-  const unsigned int total = sh.count;
-  const unsigned int next = static_cast<unsigned int>(p.k < total ? p.k : total);
-  if (total <= static_cast<unsigned int>(pieces_top_k_capacity)) {
-    for (unsigned int i = threadIdx.x; i < total; i += blockDim.x) buffer[i] = __ldcg(words + i);
+  unsigned long long* words = p.chunks > 1 ? p.words + s * room : nullptr;
+  unsigned int total = count;
+  if (p.chunks > 1) {
+    if (threadIdx.x == 0) sh.bucket = atomicAdd(&p.candidates[s], count);
     __syncthreads();
+    const unsigned int at = sh.bucket;
+    for (unsigned int i = threadIdx.x; i < count; i += blockDim.x) words[at + i] = buffer[i];
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      __threadfence();
+      const unsigned int before = atomicAdd(&p.arrivals[s], 1u);
+      sh.last = before == static_cast<unsigned int>(p.chunks - 1);
+      if (sh.last) {
+        __threadfence();
+        sh.count = __ldcg(&p.candidates[s]);
+        p.arrivals[s] = 0;  // zero for the next call
+        p.candidates[s] = 0;
+      }
+    }
+    __syncthreads();
+    if (!sh.last) return;
+    total = sh.count;
+  }
+  const unsigned int next = static_cast<unsigned int>(p.k < total ? p.k : total);
+  // A whole row in one block (chunks == 1): its candidates are in the buffer already.
+  // One call of choose_best for both (a second, inlined, cost 1.1-1.6 s of compile time).
+  if (p.chunks == 1 || total <= static_cast<unsigned int>(pieces_top_k_capacity)) {
+    if (p.chunks > 1) {
+      for (unsigned int i = threadIdx.x; i < total; i += blockDim.x) buffer[i] = __ldcg(words + i);
+      __syncthreads();
+    }
     choose_best<W, false>(buffer, total, next, chosen, sh);  // next <= 256: a warp sorts
   } else {
     // More than the buffer holds: the select reads them where they are (L2).
@@ -1009,7 +1018,8 @@ __global__ __launch_bounds__(pieces_top_k_threads, 2) void top_k_pieces_kernel(
 
 /// Rows split across blocks whose chunks stream (the rule: pieces_top_k_stream_max_k):
 /// each block filters its chunk (top_k_stream_filter) and adds its candidates to
-/// the row's words; the last block of a row chooses. A kernel of its own: inside
+/// the row's words; the last block of a row chooses. A whole row a block (chunks == 1):
+/// the block chooses from its buffer. A kernel of its own: inside
 /// top_k_pieces_kernel its code took the registers of the other ways (float rows: spill
 /// stores 88 -> 360 bytes, `nvcc -Xptxas -v`, sm_90) and they slowed down.
 template <class It, class ValueOut, class IndexOut>
