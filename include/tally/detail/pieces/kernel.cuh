@@ -367,17 +367,30 @@ __device__ TALLY_FORCEINLINE void pieces_body(It first, Pieces pieces, Plan plan
                                                                               scratch, shared);
 }
 
-/// Blocks per SM the kernel asks the compiler to fit (a register cap): a full SM's 2048
+/// The threads an SM holds on the architecture being compiled (the device pass; 2048 in
+/// the host pass, which does not use it): 1536 on sm_86, sm_87, sm_89 and sm_120/121,
+/// where asking for 2048 made ptxas ignore the launch bounds' block count.
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890 || \
+                               __CUDA_ARCH__ == 1200 || __CUDA_ARCH__ == 1210)
+inline constexpr int pieces_sm_threads = 1536;
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+inline constexpr int pieces_sm_threads = 1024;
+#else
+inline constexpr int pieces_sm_threads = 2048;
+#endif
+
+/// Blocks per SM the kernel asks the compiler to fit (a register cap): a full SM's
 /// threads when a thread's tile is under 64 bytes, since then only many threads keep
 /// enough loads in flight. Left to itself the compiler gave the float arg-max (512 x 4
 /// items, the flat max_element's shape) 50 registers, two blocks per SM and 16 KB in
 /// flight per SM: 1 x 2^28 took 393 µs against 368 at 32 registers (H100).
 template <int Threads, int ItemsPerThread, class V>
 inline constexpr int pieces_min_blocks =
-    sizeof(V) > 4 || Threads > 2048 ? 1
-    : (98304 + Threads * ItemsPerThread * int(sizeof(V)) - 1) / (Threads * ItemsPerThread * int(sizeof(V))) < 2048 / Threads
+    sizeof(V) > 4 || Threads > pieces_sm_threads ? 1
+    : (98304 + Threads * ItemsPerThread * int(sizeof(V)) - 1) / (Threads * ItemsPerThread * int(sizeof(V))) <
+            pieces_sm_threads / Threads
         ? (98304 + Threads * ItemsPerThread * int(sizeof(V)) - 1) / (Threads * ItemsPerThread * int(sizeof(V)))
-        : 2048 / Threads;
+        : pieces_sm_threads / Threads;
 
 TALLY_KERNELS_BEGIN
 template <class Selector, class Plan, class It, class Pieces, class Out>
