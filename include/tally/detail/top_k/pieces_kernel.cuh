@@ -771,6 +771,37 @@ __device__ void top_k_warp_rows(const P& p, W* buffer, W* chosen) {
   }
 }
 
+/// From each thread's best word (0: none): each warp's j-th best of its lanes' (j =
+/// ceil(need / 16), taken out one a round), the worst of the warps'. The j best lanes of
+/// every warp hold 16 j >= need distinct words at least as good, so at least `need` words
+/// beat it. *worst must be ~0 and the block synchronised on entry (pieces_top_k_threads
+/// threads, every one calls it); it ends synchronised.
+template <class W>
+__device__ W warps_threshold(W best, unsigned int need, unsigned long long* worst) {
+  static_assert(pieces_top_k_threads == 16 * 32, "16 warps: j = ceil(need / 16)");
+  int remaining = static_cast<int>((need + 15) / 16);
+  W mine = best, warp_best = 0;
+  for (;;) {
+    W m = mine;
+#pragma unroll
+    for (int d = 16; d > 0; d /= 2) {
+      const W other = __shfl_xor_sync(0xffffffffu, m, d);
+      m = other > m ? other : m;
+    }
+    // Words are distinct: one lane holds m. A lane out of the running reads 0; when 0 is
+    // the best, the warp has fewer than j lanes left, and 0 is a safe threshold.
+    if (remaining == 1 || m == 0) {
+      warp_best = m;
+      break;
+    }
+    --remaining;
+    if (mine == m) mine = 0;
+  }
+  if ((threadIdx.x & 31) == 0) atomicMin(worst, warp_best);
+  __syncthreads();
+  return *worst;
+}
+
 /// Items per thread that chunk_threshold reads.
 inline constexpr int pieces_top_k_threshold_items = 16;
 static_assert(pieces_top_k_min_chunk >= std::int64_t(pieces_top_k_threshold_items) * pieces_top_k_threads,
@@ -803,28 +834,7 @@ __device__ W chunk_threshold(const P& p, It chunk, std::int64_t length, std::uin
     best = w > best ? w : best;
   }
   __syncthreads();  // *worst is set
-  int remaining = static_cast<int>((need + 15) / 16);
-  W mine = best, warp_best = 0;
-  for (;;) {
-    W m = mine;
-#pragma unroll
-    for (int d = 16; d > 0; d /= 2) {
-      const W other = __shfl_xor_sync(0xffffffffu, m, d);
-      m = other > m ? other : m;
-    }
-    // Words are distinct: one lane holds m. A lane out of the running reads 0; when 0 is
-    // the best, the warp has fewer than j lanes left (not with 16 items a lane), and 0 is
-    // a safe threshold.
-    if (remaining == 1 || m == 0) {
-      warp_best = m;
-      break;
-    }
-    --remaining;
-    if (mine == m) mine = 0;
-  }
-  if ((threadIdx.x & 31) == 0) atomicMin(worst, warp_best);
-  __syncthreads();
-  return *worst;
+  return warps_threshold(best, need, worst);
 }
 
 /// A chunk that streams (top_k_stream_kernel), first half: the chunk's candidates to
@@ -849,6 +859,61 @@ __device__ unsigned int top_k_stream_filter(const P& p, It piece, std::int64_t f
     if (count <= static_cast<unsigned int>(pieces_top_k_capacity)) return count;
     t = select_in_buffer(buffer, static_cast<unsigned int>(pieces_top_k_capacity), need, sh);
   }
+}
+
+/// The best `next` of the distinct words buffer[0..count) to chosen[0..next), sorted best
+/// first: the stream kernel's choice (chosen holds pieces_top_k_stream_max_k words; the
+/// buffer is scratch afterwards). For next <= pieces_top_k_stream_small_k a cut that
+/// needs no select first: warps_threshold over each thread's best word (at least `next`
+/// words beat it; of 2000 candidates of uniform floats, k = 50, about 140 do), those words
+/// appended to chosen; when they are at most 256, each one's rank among them (how many
+/// are better), all at once, places the best `next` in order. On the H100 (clock64, the
+/// row's last block, 2000 words, k = 50) the radix select, append and sort of choose_best
+/// took 12.2K cycles, this 9.0K (the cut 4.3K, the ranks 2.6K), and one warp's sort of
+/// the kept words in place of the ranks 6.0-7.0K. Else, or when more are left,
+/// choose_best. Ends synchronised.
+template <class W>
+__device__ void stream_choose(W* buffer, unsigned int count, unsigned int next, W* chosen,
+                              pieces_top_k_shared<W>& sh) {
+  constexpr unsigned int room = static_cast<unsigned int>(pieces_top_k_stream_max_k);
+  if (next <= static_cast<unsigned int>(pieces_top_k_stream_small_k) && next < count) {
+    unsigned int kept = count;
+    if (count > room) {
+      W best = 0;
+      for (unsigned int i = threadIdx.x; i < count; i += blockDim.x) best = buffer[i] > best ? buffer[i] : best;
+      if (threadIdx.x == 0) sh.threshold = ~0ull;
+      __syncthreads();
+      const W t = warps_threshold(best, next, &sh.threshold);
+      if (threadIdx.x == 0) sh.count = 0;
+      __syncthreads();
+      for (unsigned int base = 0; base < count; base += blockDim.x) {
+        const unsigned int i = base + threadIdx.x;
+        const W w = i < count ? buffer[i] : W{};
+        piece_append(&sh.count, chosen, i < count && piece_word_at_least(w, t), w, room);
+      }
+      __syncthreads();
+      kept = sh.count;
+    } else {
+      for (unsigned int i = threadIdx.x; i < count; i += blockDim.x) chosen[i] = buffer[i];
+      __syncthreads();
+    }
+    if (kept <= room) {
+      // Each word's rank among the kept (how many are better: distinct words, distinct
+      // ranks), the best `next` to buffer[rank] (free now), then back to chosen. All at
+      // once, where one warp's sort of up to 256 words is 36 dependent stages.
+      for (unsigned int i = threadIdx.x; i < kept; i += blockDim.x) {
+        const W w = chosen[i];
+        unsigned int rank = 0;
+        for (unsigned int u = 0; u < kept; ++u) rank += chosen[u] > w ? 1u : 0u;
+        if (rank < next) buffer[rank] = w;
+      }
+      __syncthreads();
+      for (unsigned int j = threadIdx.x; j < next; j += blockDim.x) chosen[j] = buffer[j];
+      __syncthreads();
+      return;
+    }
+  }
+  choose_best<W, false>(buffer, count, next, chosen, sh);
 }
 
 /// A chunk that streams, second half: its `count` candidates (buffer[0..count), positions
@@ -890,7 +955,7 @@ __device__ void top_k_stream_finish(const P& p, std::int64_t s, It piece, unsign
       for (unsigned int i = threadIdx.x; i < total; i += blockDim.x) buffer[i] = __ldcg(words + i);
       __syncthreads();
     }
-    choose_best<W, false>(buffer, total, next, chosen, sh);  // next <= 256: a warp sorts
+    stream_choose(buffer, total, next, chosen, sh);
   } else {
     // More than the buffer holds: the select reads them where they are (L2).
     const auto word_at = [&](std::int64_t i) { return W(__ldcg(words + i)); };
