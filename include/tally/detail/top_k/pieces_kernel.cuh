@@ -180,7 +180,8 @@ struct pieces_top_k_shared {
   unsigned int remaining;
   bool exact;
   bool last;  // the last block of its piece to finish (chunks > 1)
-  unsigned long long threshold;  // chunk_threshold's: the warps' worst
+  unsigned long long threshold;                             // warps_threshold's
+  unsigned long long warp_words[pieces_top_k_threads / 32];  // warps_threshold's: a word a warp
 };
 
 /// The value's order key as the word holds it (inverted for tally::greater<>).
@@ -771,35 +772,55 @@ __device__ void top_k_warp_rows(const P& p, W* buffer, W* chosen) {
   }
 }
 
-/// From each thread's best word (0: none): each warp's j-th best of its lanes' (j =
-/// ceil(need / 16), taken out one a round), the worst of the warps'. The j best lanes of
-/// every warp hold 16 j >= need distinct words at least as good, so at least `need` words
-/// beat it. *worst must be ~0 and the block synchronised on entry (pieces_top_k_threads
-/// threads, every one calls it); it ends synchronised.
+/// From each thread's best word (0: none): each warp's j-th best of its lanes' (taken out
+/// one a round), and the m-th best of the warps' (j = ceil(need / m)). The m best warps'
+/// j best lanes hold m j >= need distinct words at least as good, so at least `need` words
+/// beat it. m = need up to 8 (j = 1), 8 up to k = 64, then 16: of 8192 uniform items
+/// (16 a lane), the fewest that beat it (a simulation: k = 1, 32, 50, 256: 1, 60, 115, 497
+/// items; m = 16 throughout: 16-50, 84, 136, 497). pieces_top_k_threads threads, every
+/// one calls it (need >= 1); it ends synchronised.
 template <class W>
-__device__ W warps_threshold(W best, unsigned int need, unsigned long long* worst) {
-  static_assert(pieces_top_k_threads == 16 * 32, "16 warps: j = ceil(need / 16)");
-  int remaining = static_cast<int>((need + 15) / 16);
+__device__ W warps_threshold(W best, unsigned int need, pieces_top_k_shared<W>& sh) {
+  static_assert(std::is_same_v<W, unsigned long long>, "64-bit words");
+  constexpr int warps = pieces_top_k_threads / 32;
+  const unsigned int m = need <= 8 ? need : need <= 64 ? 8u : unsigned(warps);
+  int remaining = static_cast<int>((need + m - 1) / m);
   W mine = best, warp_best = 0;
   for (;;) {
-    W m = mine;
+    W top = mine;
 #pragma unroll
     for (int d = 16; d > 0; d /= 2) {
-      const W other = __shfl_xor_sync(0xffffffffu, m, d);
-      m = other > m ? other : m;
+      const W other = __shfl_xor_sync(0xffffffffu, top, d);
+      top = other > top ? other : top;
     }
-    // Words are distinct: one lane holds m. A lane out of the running reads 0; when 0 is
+    // Words are distinct: one lane holds top. A lane out of the running reads 0; when 0 is
     // the best, the warp has fewer than j lanes left, and 0 is a safe threshold.
-    if (remaining == 1 || m == 0) {
-      warp_best = m;
+    if (remaining == 1 || top == 0) {
+      warp_best = top;
       break;
     }
     --remaining;
-    if (mine == m) mine = 0;
+    if (mine == top) mine = 0;
   }
-  if ((threadIdx.x & 31) == 0) atomicMin(worst, warp_best);
+  const int lane = static_cast<int>(threadIdx.x & 31), warp = static_cast<int>(threadIdx.x >> 5);
+  if (lane == 0) sh.warp_words[warp] = warp_best;
   __syncthreads();
-  return *worst;
+  if (warp == 0) {
+    // The largest warp word that at least m warps' words reach (0 reaches nothing more
+    // than it promises: a threshold of 0 lets every word in).
+    const W v = lane < warps ? sh.warp_words[lane] : W{0};
+    unsigned int reached = 0;
+    for (int u = 0; u < warps; ++u) reached += sh.warp_words[u] >= v ? 1u : 0u;
+    W t = lane < warps && reached >= m ? v : W{0};
+#pragma unroll
+    for (int d = 16; d > 0; d /= 2) {
+      const W other = __shfl_xor_sync(0xffffffffu, t, d);
+      t = other > t ? other : t;
+    }
+    if (lane == 0) sh.threshold = t;
+  }
+  __syncthreads();
+  return sh.threshold;
 }
 
 /// Items per thread that chunk_threshold reads.
@@ -811,20 +832,17 @@ static_assert(pieces_top_k_min_chunk >= std::int64_t(pieces_top_k_threshold_item
 /// need <= pieces_top_k_stream_max_k), from 16 runs of pieces_top_k_threads items spread
 /// over the chunk (the first at its start, the last at its end, so that ascending and
 /// descending rows find their best items): each thread's best word (value, then lower
-/// index) of its 16 items, each warp's j-th best of its lanes' (j = ceil(need / 16),
-/// taken out one a round), the worst of the warps'. The j best lanes of every warp hold
-/// 16 j >= need items at least as good, so at least `need` items of the chunk beat it: no
-/// draw that can fail. Words, not keys: on a constant row the index decides, and only the
-/// first few hundred items get in. On uniform floats, k = 50, about 1.5% of a chunk beats
-/// it. The items are read again by the pass (from L2). Every thread calls it; it ends
+/// index) of its 16 items, then warps_threshold: at least `need` items of the chunk beat
+/// it, no draw that can fail. Words, not keys: on a constant row the index decides, and
+/// only the first few hundred items get in. On uniform floats, k = 50, about 1.4% of a
+/// chunk beats it. The items are read again by the pass (from L2). Every thread calls it; it ends
 /// synchronised.
 template <class W, class P, class It>
 __device__ W chunk_threshold(const P& p, It chunk, std::int64_t length, std::uint32_t from, unsigned int need,
-                             unsigned long long* worst) {
+                             pieces_top_k_shared<W>& sh) {
   static_assert(std::is_same_v<W, unsigned long long>, "64-bit words (values of at most 4 bytes)");
   using V = iter_value_t<It>;
   constexpr int runs = pieces_top_k_threshold_items;
-  if (threadIdx.x == 0) *worst = ~0ull;
   const std::int64_t spacing = (length - pieces_top_k_threads) / (runs - 1);
   W best = 0;
 #pragma unroll
@@ -833,8 +851,7 @@ __device__ W chunk_threshold(const P& p, It chunk, std::int64_t length, std::uin
     const W w = piece_word_of<W>(p, static_cast<V>(chunk[i]), from + static_cast<std::uint32_t>(i));
     best = w > best ? w : best;
   }
-  __syncthreads();  // *worst is set
-  return warps_threshold(best, need, worst);
+  return warps_threshold(best, need, sh);
 }
 
 /// A chunk that streams (top_k_stream_kernel), first half: the chunk's candidates to
@@ -849,7 +866,7 @@ __device__ unsigned int top_k_stream_filter(const P& p, It piece, std::int64_t f
   const std::int64_t length = to - from;  // at least pieces_top_k_min_chunk (the kernel's chunks)
   const unsigned int need = static_cast<unsigned int>(p.k < length ? p.k : length);
   const It chunk = piece + from;
-  W t = chunk_threshold<W>(p, chunk, length, static_cast<std::uint32_t>(from), need, &sh.threshold);
+  W t = chunk_threshold<W>(p, chunk, length, static_cast<std::uint32_t>(from), need, sh);
   for (;;) {
     if (threadIdx.x == 0) sh.count = 0;
     __syncthreads();
@@ -881,9 +898,7 @@ __device__ void stream_choose(W* buffer, unsigned int count, unsigned int next, 
     if (count > room) {
       W best = 0;
       for (unsigned int i = threadIdx.x; i < count; i += blockDim.x) best = buffer[i] > best ? buffer[i] : best;
-      if (threadIdx.x == 0) sh.threshold = ~0ull;
-      __syncthreads();
-      const W t = warps_threshold(best, next, &sh.threshold);
+      const W t = warps_threshold(best, next, sh);
       if (threadIdx.x == 0) sh.count = 0;
       __syncthreads();
       for (unsigned int base = 0; base < count; base += blockDim.x) {
