@@ -1,7 +1,7 @@
 #pragma once
 // From a top_k call over pieces to its one launch (pieces_kernel.cuh): a block per piece,
 // or per chunk of a row when the rows are too few to fill the GPU (a grid-stride loop past
-// 2^30 blocks), those chunks (or whole rows of at most 65536 items) streaming
+// 2^30 blocks), those chunks (or whole rows of at most 131072 items) streaming
 // (top_k_stream_kernel, a second kernel) where the values have at most 4 bytes and k is
 // small; the dynamic shared memory granted once per device.
 
@@ -54,10 +54,11 @@ void dispatch_top_k_pieces(const char* algorithm, const Policy& policy, const de
     // Chunks that stream (pieces_kernel.cuh, top_k_stream_kernel): 32-bit keys, positions
     // in 32 bits, k and the chunks small enough that a chunk's candidates fit the buffer.
     // A whole row (chunks == 1, rows enough to fill the GPU) is such a chunk too: no
-    // samples and no select of them, and on the H100 1024 rows of 65536 floats at k = 32
-    // took 0.92x the GPU time of the one-kernel way. Rows of 131072 stay there (1.5% of
-    // a row gets past chunk_threshold, and appending them slowed the pass more than the
-    // samples cost: docs/performance.md#top-k-whole-rows-stream).
+    // samples and no select of them: on the H100 1024 rows of 65536 floats at k = 32 took
+    // 0.92x the GPU time of the one-kernel way, and 512 rows of 131072 at k = 50 0.96x once
+    // the stream kernel's choice and threshold had got cheaper (at first 1.03x: 1.5% of
+    // a row got past chunk_threshold, and appending them slowed the pass more than the
+    // samples cost; docs/performance.md#top-k-whole-rows-stream).
     if (sizeof(V) <= 4 && pieces.num_rows > 0 && pieces.row_length >= pieces_top_k_min_chunk) {
       const std::int64_t chunk = (pieces.row_length + chunks - 1) / chunks;
       streams = chunk <= pieces_top_k_stream_chunk && pieces.row_length < (std::int64_t(1) << 32) &&

@@ -97,7 +97,7 @@ inline constexpr std::int64_t pieces_top_k_min_chunk = 8192;
 /// (40.7 -> 31.9).
 inline constexpr std::int64_t pieces_top_k_stream_max_k = 256;
 inline constexpr std::int64_t pieces_top_k_stream_small_k = 64;
-inline constexpr std::int64_t pieces_top_k_stream_chunk = 65536;
+inline constexpr std::int64_t pieces_top_k_stream_chunk = 131072;
 inline constexpr std::int64_t pieces_top_k_stream_short_chunk = 16384;
 /// Items each thread loads before it compares any (loads in flight per thread).
 inline constexpr int pieces_top_k_unroll = 8;
