@@ -964,7 +964,7 @@ __device__ void top_k_stream_finish(const P& p, std::int64_t s, It piece, unsign
   }
   const unsigned int next = static_cast<unsigned int>(p.k < total ? p.k : total);
   // A whole row in one block (chunks == 1): its candidates are in the buffer already.
-  // One call of choose_best for both (a second, inlined, cost 1.1-1.6 s of compile time).
+  // One call of stream_choose for both (a second, inlined, cost 1.1-1.6 s of compile time).
   if (p.chunks == 1 || total <= static_cast<unsigned int>(pieces_top_k_capacity)) {
     if (p.chunks > 1) {
       for (unsigned int i = threadIdx.x; i < total; i += blockDim.x) buffer[i] = __ldcg(words + i);
