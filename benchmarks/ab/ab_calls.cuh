@@ -80,6 +80,11 @@ template <std::int64_t L, class Policy>
 void row_argmax(const Policy& p, const void* in, std::int64_t n, const tally_ab::buffers& b) {
   tally::max_element_into(p, items<float>(in), tally::rows(n / L, L), b.index);
 }
+// top_k with k known at run time, flat (it came before the rows).
+template <int K, class Policy>
+void top_run(const Policy& p, const void* in, std::int64_t n, const tally_ab::buffers& b) {
+  tally::top_k_into(p, items<float>(in), items<float>(in) + n, K, out_of<float>(b), b.index);
+}
 template <std::int64_t L, int K, class Policy>
 void row_top(const Policy& p, const void* in, std::int64_t n, const tally_ab::buffers& b) {
   tally::top_k_into(p, items<float>(in), tally::rows(n / L, L), K, out_of<float>(b), b.index);
@@ -133,6 +138,9 @@ const tally_ab::entry ab_table[] = {
     AB_AUTO("float_rowargmax_2^24", row_argmax<(1 << 24)>),
     AB_AUTO("float_rowtop32_65536", row_top<65536, 32>),
     AB_AUTO("float_rowtop50_131072", row_top<131072, 50>),
+    AB_AUTO("float_topk8", top_run<8>),
+    AB_AUTO("float_topk64", top_run<64>),
+    AB_AUTO("float_topk256", top_run<256>),
 #endif
 #endif
 #ifdef AB_VARIANTS

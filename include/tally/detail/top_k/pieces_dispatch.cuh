@@ -10,6 +10,7 @@
 #include <tally/detail/runtime/scratch.cuh>
 #include <tally/detail/top_k/pieces_kernel.cuh>
 #include <tally/detail/top_k/select_dispatch.cuh>
+#include <tally/detail/top_k/stream_dispatch.cuh>
 
 #include <atomic>
 
@@ -59,12 +60,8 @@ void dispatch_top_k_pieces(const char* algorithm, const Policy& policy, const de
     // the stream kernel's choice and threshold had got cheaper (at first 1.03x: 1.5% of
     // a row got past chunk_threshold, and appending them slowed the pass more than the
     // samples cost; docs/performance.md#top-k-whole-rows-stream).
-    if (sizeof(V) <= 4 && pieces.num_rows > 0 && pieces.row_length >= pieces_top_k_min_chunk) {
-      const std::int64_t chunk = (pieces.row_length + chunks - 1) / chunks;
-      streams = chunk <= pieces_top_k_stream_chunk && pieces.row_length < (std::int64_t(1) << 32) &&
-                (k <= pieces_top_k_stream_small_k ||
-                 (k <= pieces_top_k_stream_max_k && chunk <= pieces_top_k_stream_short_chunk));
-    }
+    if (sizeof(V) <= 4 && pieces.num_rows > 0 && pieces.row_length < (std::int64_t(1) << 32))
+      streams = top_k_chunks_stream((pieces.row_length + chunks - 1) / chunks, k);
   }
   std::int64_t grid = warp_rows ? (pieces.count() + pieces_top_k_threads / 32 - 1) / (pieces_top_k_threads / 32)
                                  : pieces.count() * chunks;
@@ -78,42 +75,17 @@ void dispatch_top_k_pieces(const char* algorithm, const Policy& policy, const de
   config.dynamicSmemBytes = shared_bytes;
   const call_stream where = call_stream_of(policy);
   config.stream = where.stream;
+  if constexpr (sizeof(V) <= 4 && std::is_same_v<Pieces, rows_t>) {
+    if (streams) return launch_top_k_stream(algorithm, ctx, where, p);
+  }
   if (chunks == 1) {
-    if constexpr (sizeof(V) <= 4 && std::is_same_v<Pieces, rows_t>) {
-      if (streams) {
-        // A whole row a block: no scratch (the block chooses from its own buffer).
-        config.dynamicSmemBytes = pieces_top_k_stream_shared_bytes;
-        check(cudaLaunchKernelEx(&config, top_k_stream_kernel<It, ValueOut, IndexOut>, p), algorithm,
-              "kernel launch failed");
-        return;
-      }
-    }
     check(cudaLaunchKernelEx(&config, kernel, p), algorithm, "kernel launch failed");
     return;
   }
   // The counters (zero between calls: the lease clears them when something else wrote
-  // there): arrivals, then candidate counts (used where the chunks stream), then the lists
-  // or the words. The counters' room is the same for every call on the device (rows are
-  // split only when fewer than the slots) and for both ways, so that a call never reads as
-  // a counter what an earlier call left in its lists or words, and a stream that changes
-  // ways pays no clearing (the kernels leave their counters at zero).
-  const std::size_t counter_bytes = align_up(std::size_t(2 * ctx.sm_count) * sizeof(unsigned int), 256);
-  if constexpr (sizeof(V) <= 4 && std::is_same_v<Pieces, rows_t>) {
-    if (streams) {
-      // Arrivals, candidate counts, then chunks x capacity words a row.
-      const std::size_t word_bytes =
-          std::size_t(pieces.count() * chunks) * pieces_top_k_capacity * sizeof(unsigned long long);
-      scratch_lease lease(algorithm, ctx, where, 2 * counter_bytes + word_bytes, scratch_use::top_k_lists);
-      auto* base = static_cast<unsigned char*>(lease.view().partials);
-      p.arrivals = reinterpret_cast<unsigned int*>(base);
-      p.candidates = reinterpret_cast<unsigned int*>(base + counter_bytes);
-      p.words = reinterpret_cast<unsigned long long*>(base + 2 * counter_bytes);
-      config.dynamicSmemBytes = pieces_top_k_stream_shared_bytes;
-      check(cudaLaunchKernelEx(&config, top_k_stream_kernel<It, ValueOut, IndexOut>, p), algorithm,
-            "kernel launch failed");
-      return;
-    }
-  }
+  // there; pieces_top_k_counter_bytes): arrivals, then candidate counts (the stream
+  // kernel's), then the lists.
+  const std::size_t counter_bytes = pieces_top_k_counter_bytes(ctx);
   const std::size_t list_bytes = std::size_t(pieces.count() * chunks * k) * sizeof(std::int64_t);
   scratch_lease lease(algorithm, ctx, where, 2 * counter_bytes + list_bytes, scratch_use::top_k_lists);
   auto* base = static_cast<unsigned char*>(lease.view().partials);

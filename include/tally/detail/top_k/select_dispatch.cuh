@@ -8,6 +8,7 @@
 #include <tally/detail/runtime/device_context.cuh>
 #include <tally/detail/runtime/scratch.cuh>
 #include <tally/detail/top_k/select_kernel.cuh>
+#include <tally/detail/top_k/stream_dispatch.cuh>
 
 #include <cuda/std/bit>
 
@@ -54,9 +55,9 @@ inline select_sampling select_samples(std::int64_t n, std::int64_t k, std::int64
   return s;
 }
 
-inline std::size_t align_up(std::size_t bytes, std::size_t to) { return (bytes + to - 1) / to * to; }
-
-/// Writes the k best of [first, first + n) (1 <= k <= n) and their indices, best first.
+/// Writes the k best of [first, first + n) (1 <= k <= n) and their indices, best first:
+/// as one row split across the GPU whose chunks stream (stream_dispatch.cuh) where that
+/// fits, else the select kernel.
 template <class Policy, class It, class ValueOut, class IndexOut, class Compare>
 void dispatch_top_k_select(const char* algorithm, const Policy& policy, const device_context& ctx, It first,
                            std::int64_t n, std::int64_t k, ValueOut values, IndexOut indices, Compare) {
@@ -64,6 +65,14 @@ void dispatch_top_k_select(const char* algorithm, const Policy& policy, const de
   static_assert(top_k_selects_v<V, Compare>,
                 "tally: top_k with a run-time k takes arithmetic values under tally::less<> or tally::greater<> "
                 "(use top_k<K> for other comparators)");
+  if constexpr (sizeof(V) <= 4) {
+    if (const std::int64_t chunks = flat_top_k_stream_chunks(n, k, ctx)) {
+      const pieces_top_k_params<It, rows_t, ValueOut, IndexOut> p{
+          first, rows_t{1, n, n}, k, is_default_less_v<Compare, V>, values, indices, false, chunks, nullptr, nullptr,
+          nullptr, nullptr};
+      return launch_top_k_stream(algorithm, ctx, call_stream_of(policy), p);
+    }
+  }
   constexpr auto kernel = top_k_select_kernel<It, ValueOut, IndexOut>;
   // The occupancy, once per device (the calculator costs microseconds per call).
   static std::atomic<int> occupancy[max_cached_devices] = {};

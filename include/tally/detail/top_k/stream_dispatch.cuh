@@ -1,0 +1,94 @@
+#pragma once
+// The launch of top_k_stream_kernel (pieces_kernel.cuh) over rows, whole a block or split
+// in chunks whose candidates meet in scratch, and the rule by which a flat run-time-k
+// top_k runs as one such row split across the GPU.
+
+#include <tally/detail/runtime/cuda_check.cuh>
+#include <tally/detail/runtime/device_context.cuh>
+#include <tally/detail/runtime/scratch.cuh>
+#include <tally/detail/top_k/pieces_kernel.cuh>
+
+#include <cstddef>
+#include <cstdint>
+
+TALLY_NAMESPACE_BEGIN
+namespace detail {
+
+inline std::size_t align_up(std::size_t bytes, std::size_t to) { return (bytes + to - 1) / to * to; }
+
+/// Bytes of each of the two counter rooms ahead of a split row's lists or words: a
+/// counter for each of the 2 x SMs pieces that can be split. The same for every call on
+/// the device and both ways of a split row (top_k_pieces_kernel's lists,
+/// top_k_stream_kernel's words), so that a call never reads as a counter what an earlier
+/// call left in its lists or words, and a stream that changes ways pays no clearing (the
+/// kernels leave their counters at zero).
+inline std::size_t pieces_top_k_counter_bytes(const device_context& ctx) {
+  return align_up(std::size_t(2 * ctx.sm_count) * sizeof(unsigned int), 256);
+}
+
+/// Whether chunks (or whole rows) of `chunk` items stream at this k: values of at most 4
+/// bytes (the caller's), positions in 32 bits, and a chunk's candidates in the buffer.
+inline bool top_k_chunks_stream(std::int64_t chunk, std::int64_t k) {
+  return chunk >= pieces_top_k_min_chunk && chunk <= pieces_top_k_stream_chunk &&
+         (k <= pieces_top_k_stream_small_k || (k <= pieces_top_k_stream_max_k && chunk <= pieces_top_k_stream_short_chunk));
+}
+
+/// The largest flat input that runs as one streaming row, by k. Its chunks' candidates
+/// grow with n (chunk_threshold reads 8192 items a chunk whatever its length: about 60 of
+/// every 8192 uniform floats get in at k = 32, 134 at k = 64) and with k, and once the
+/// row's last block chooses among tens of thousands of them, the select kernel is faster.
+/// Interleaved A/B on the H100 (GPU time of the one-row way / the select kernel's): k = 8:
+/// 0.21-0.40 up to 2^21, 0.53 at 2^22; k = 32: 0.31-0.56 up to 2^20, 0.73 at 2^21, 1.12 at
+/// 2^22; k = 64: 0.38-0.71 up to 2^19, 0.90 at 2^20, 1.30 at 2^21; k = 256 (whose chunks
+/// stream at most 16384 items): 0.60-0.87 up to 2^16, 1.07 at 2^17
+/// (docs/performance.md#flat-top-k-one-row).
+inline std::int64_t flat_top_k_stream_max_n(std::int64_t k) {
+  if (k <= 8) return std::int64_t(1) << 22;
+  if (k <= 32) return std::int64_t(1) << 21;
+  if (k <= 64) return std::int64_t(1) << 20;
+  return std::int64_t(1) << 16;
+}
+
+/// The chunks in which a flat top_k of n items (values of at most 4 bytes, 1 <= k <= n)
+/// streams as one row, a block a chunk, up to two a SM; 0 where it does not.
+inline std::int64_t flat_top_k_stream_chunks(std::int64_t n, std::int64_t k, const device_context& ctx) {
+  if (n < pieces_top_k_min_chunk || n > flat_top_k_stream_max_n(k)) return 0;
+  std::int64_t chunks = n / pieces_top_k_min_chunk;
+  const std::int64_t slots = 2 * std::int64_t(ctx.sm_count);
+  if (chunks > slots) chunks = slots;
+  return top_k_chunks_stream((n + chunks - 1) / chunks, k) ? chunks : 0;
+}
+
+/// Launches top_k_stream_kernel over p.pieces, p.chunks blocks a row (p.chunks > 1: the
+/// rows are at most 2 x SMs, the counters' room): the scratch of a split row's words,
+/// then the launch.
+template <class It, class ValueOut, class IndexOut>
+void launch_top_k_stream(const char* algorithm, const device_context& ctx, const call_stream& where,
+                         pieces_top_k_params<It, rows_t, ValueOut, IndexOut> p) {
+  std::int64_t grid = p.pieces.count() * p.chunks;
+  if (grid > (std::int64_t(1) << 30)) grid = std::int64_t(1) << 30;  // a grid-stride loop beyond
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned int>(grid));
+  config.blockDim = dim3(pieces_top_k_threads);
+  config.dynamicSmemBytes = pieces_top_k_stream_shared_bytes;
+  config.stream = where.stream;
+  const auto kernel = top_k_stream_kernel<It, ValueOut, IndexOut>;
+  if (p.chunks == 1) {
+    // A whole row a block: no scratch (the block chooses from its own buffer).
+    check(cudaLaunchKernelEx(&config, kernel, p), algorithm, "kernel launch failed");
+    return;
+  }
+  // Arrivals, candidate counts, then chunks x capacity words a row.
+  const std::size_t counter_bytes = pieces_top_k_counter_bytes(ctx);
+  const std::size_t word_bytes =
+      std::size_t(p.pieces.count() * p.chunks) * pieces_top_k_capacity * sizeof(unsigned long long);
+  scratch_lease lease(algorithm, ctx, where, 2 * counter_bytes + word_bytes, scratch_use::top_k_lists);
+  auto* base = static_cast<unsigned char*>(lease.view().partials);
+  p.arrivals = reinterpret_cast<unsigned int*>(base);
+  p.candidates = reinterpret_cast<unsigned int*>(base + counter_bytes);
+  p.words = reinterpret_cast<unsigned long long*>(base + 2 * counter_bytes);
+  check(cudaLaunchKernelEx(&config, kernel, p), algorithm, "kernel launch failed");
+}
+
+}  // namespace detail
+TALLY_NAMESPACE_END
