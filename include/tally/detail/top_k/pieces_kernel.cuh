@@ -878,38 +878,61 @@ __device__ unsigned int top_k_stream_filter(const P& p, It piece, std::int64_t f
   }
 }
 
-/// The best `next` of the distinct words buffer[0..count) to chosen[0..next), sorted best
-/// first: the stream kernel's choice (chosen holds pieces_top_k_stream_max_k words; the
-/// buffer is scratch afterwards). For next <= pieces_top_k_stream_small_k a cut that
-/// needs no select first: warps_threshold over each thread's best word (at least `next`
-/// words beat it; of 2000 candidates of uniform floats, k = 50, about 140 do), those words
-/// appended to chosen; when they are at most 256, each one's rank among them (how many
-/// are better), all at once, places the best `next` in order. On the H100 (clock64, the
-/// row's last block, 2000 words, k = 50) the radix select, append and sort of choose_best
-/// took 12.2K cycles, this 9.0K (the cut 4.3K, the ranks 2.6K), and one warp's sort of
-/// the kept words in place of the ranks 6.0-7.0K. Else, or when more are left,
-/// choose_best. Ends synchronised.
+/// The best `next` of count distinct words to chosen[0..next), sorted best first: the
+/// stream kernel's choice (chosen holds pieces_top_k_stream_max_k words; the buffer is
+/// scratch afterwards). The words are buffer[0..count) (words == nullptr), or words[0..count)
+/// in global memory, read through L2 (a split row's, more than the buffer holds). For
+/// next <= pieces_top_k_stream_small_k a cut that needs no select first: warps_threshold
+/// over each thread's best word (at least `next` words beat it; of 2000 candidates of
+/// uniform floats, k = 50, about 140 do), those words appended to chosen; when they are
+/// at most 256, each one's rank among them (how many are better), all at once, places the
+/// best `next` in order. On the H100 (clock64, the row's last block, 2000 words, k = 50)
+/// the radix select, append and sort of choose_best took 12.2K cycles, this 9.0K (the cut
+/// 4.3K, the ranks 2.6K), and one warp's sort of the kept words in place of the ranks
+/// 6.0-7.0K. Else, or when more are left, choose_best over the buffer, or a radix select
+/// over the words where they are. The cut reads them with four loads in flight a thread:
+/// from L2 the radix select's passes, a load at a time, were the slow part. Ends
+/// synchronised.
 template <class W>
-__device__ void stream_choose(W* buffer, unsigned int count, unsigned int next, W* chosen,
-                              pieces_top_k_shared<W>& sh) {
+__device__ void stream_choose(W* buffer, const unsigned long long* words, unsigned int count, unsigned int next,
+                              W* chosen, pieces_top_k_shared<W>& sh) {
   constexpr unsigned int room = static_cast<unsigned int>(pieces_top_k_stream_max_k);
+  constexpr int in_flight = 4;
+  const auto word_at = [&](unsigned int i) { return words ? W(__ldcg(words + i)) : buffer[i]; };
   if (next <= static_cast<unsigned int>(pieces_top_k_stream_small_k) && next < count) {
     unsigned int kept = count;
     if (count > room) {
       W best = 0;
-      for (unsigned int i = threadIdx.x; i < count; i += blockDim.x) best = buffer[i] > best ? buffer[i] : best;
+      for (unsigned int base = threadIdx.x; base < count; base += in_flight * blockDim.x) {
+        W w[in_flight];
+#pragma unroll
+        for (int u = 0; u < in_flight; ++u) {
+          const unsigned int i = base + u * blockDim.x;
+          w[u] = i < count ? word_at(i) : W{0};
+        }
+#pragma unroll
+        for (int u = 0; u < in_flight; ++u) best = w[u] > best ? w[u] : best;
+      }
       const W t = warps_threshold(best, next, sh);
       if (threadIdx.x == 0) sh.count = 0;
       __syncthreads();
-      for (unsigned int base = 0; base < count; base += blockDim.x) {
-        const unsigned int i = base + threadIdx.x;
-        const W w = i < count ? buffer[i] : W{};
-        piece_append(&sh.count, chosen, i < count && piece_word_at_least(w, t), w, room);
+      for (unsigned int base = 0; base < count; base += in_flight * blockDim.x) {
+        W w[in_flight];
+#pragma unroll
+        for (int u = 0; u < in_flight; ++u) {
+          const unsigned int i = base + u * blockDim.x + threadIdx.x;
+          w[u] = i < count ? word_at(i) : W{0};
+        }
+#pragma unroll
+        for (int u = 0; u < in_flight; ++u) {
+          const unsigned int i = base + u * blockDim.x + threadIdx.x;
+          piece_append(&sh.count, chosen, i < count && piece_word_at_least(w[u], t), w[u], room);
+        }
       }
       __syncthreads();
       kept = sh.count;
     } else {
-      for (unsigned int i = threadIdx.x; i < count; i += blockDim.x) chosen[i] = buffer[i];
+      for (unsigned int i = threadIdx.x; i < count; i += blockDim.x) chosen[i] = word_at(i);
       __syncthreads();
     }
     if (kept <= room) {
@@ -928,7 +951,22 @@ __device__ void stream_choose(W* buffer, unsigned int count, unsigned int next, 
       return;
     }
   }
-  choose_best<W, false>(buffer, count, next, chosen, sh);
+  if (!words) {
+    choose_best<W, false>(buffer, count, next, chosen, sh);
+    return;
+  }
+  // More than the buffer holds: the select reads them where they are (L2).
+  const auto l2_word_at = [&](std::int64_t i) { return W(__ldcg(words + i)); };
+  const W best = block_radix_select(count, l2_word_at, next, sh);
+  if (threadIdx.x == 0) sh.count = 0;
+  __syncthreads();
+  for (unsigned int base = 0; base < count; base += blockDim.x) {
+    const unsigned int i = base + threadIdx.x;
+    const W w = i < count ? l2_word_at(i) : W{};
+    piece_append(&sh.count, chosen, i < count && piece_word_at_least(w, best), w, room);
+  }
+  __syncthreads();
+  sort_words<W, false>(chosen, static_cast<int>(next));
 }
 
 /// A chunk that streams, second half: its `count` candidates (buffer[0..count), positions
@@ -963,29 +1001,15 @@ __device__ void top_k_stream_finish(const P& p, std::int64_t s, It piece, unsign
     total = sh.count;
   }
   const unsigned int next = static_cast<unsigned int>(p.k < total ? p.k : total);
-  // A whole row in one block (chunks == 1): its candidates are in the buffer already.
+  // A whole row in one block (chunks == 1): its candidates are in the buffer already; a
+  // split row's, where they fit, are copied there (one pass), else read from L2.
   // One call of stream_choose for both (a second, inlined, cost 1.1-1.6 s of compile time).
-  if (p.chunks == 1 || total <= static_cast<unsigned int>(pieces_top_k_capacity)) {
-    if (p.chunks > 1) {
-      for (unsigned int i = threadIdx.x; i < total; i += blockDim.x) buffer[i] = __ldcg(words + i);
-      __syncthreads();
-    }
-    stream_choose(buffer, total, next, chosen, sh);
-  } else {
-    // More than the buffer holds: the select reads them where they are (L2).
-    const auto word_at = [&](std::int64_t i) { return W(__ldcg(words + i)); };
-    const W best = block_radix_select(total, word_at, next, sh);
-    if (threadIdx.x == 0) sh.count = 0;
+  const bool in_buffer = p.chunks == 1 || total <= static_cast<unsigned int>(pieces_top_k_capacity);
+  if (p.chunks > 1 && in_buffer) {
+    for (unsigned int i = threadIdx.x; i < total; i += blockDim.x) buffer[i] = __ldcg(words + i);
     __syncthreads();
-    for (unsigned int base = 0; base < total; base += blockDim.x) {
-      const unsigned int i = base + threadIdx.x;
-      const W w = i < total ? word_at(i) : W{};
-      piece_append(&sh.count, chosen, i < total && piece_word_at_least(w, best), w,
-                   static_cast<unsigned int>(pieces_top_k_max_k));
-    }
-    __syncthreads();
-    sort_words<W, false>(chosen, static_cast<int>(next));
   }
+  stream_choose(buffer, in_buffer ? nullptr : words, total, next, chosen, sh);
   const std::int64_t out = s * p.k;
   for (std::int64_t j = threadIdx.x; j < p.k; j += blockDim.x) {
     if (j < next) {
