@@ -72,6 +72,7 @@ const case_info cases[] = {
     {"float_rowargmax_2^24", item::f32, check::index, 0, 1 << 24},
     {"float_rowtop32_65536", item::f32, check::top_k, 32, 65536},
     {"float_rowtop50_131072", item::f32, check::top_k, 50, 131072},
+    {"float_rowtop256_131072", item::f32, check::top_k, 256, 131072},
     // top_k with a run-time k, flat (float_top32 is top_k<32>, on the same engine).
     {"float_topk8", item::f32, check::top_k, 8},
     {"float_topk64", item::f32, check::top_k, 64},

@@ -3,7 +3,7 @@
 // the same indices, in the same order, and the item found at each index as its value
 // (bit for bit: NaN payloads and the sign of zero included). Sizes around the select
 // kernel's sort chunk (2048) and buffer limits, and at the limits of the one-row
-// streaming way (8192 items, 2 x SMs chunks, 2^16 .. 2^23 by k); data random, constant,
+// streaming way (8192 items, 2 x SMs chunks, 2^20 .. 2^23 by k); data random, constant,
 // ascending, descending, +-inf, NaN, zeros of both signs, three distinct values;
 // tally::less<> and tally::greater<>; both forms; bad arguments. Built against CCCL >= 3.3 (CCCL 3.5 with
 // scripts/gpu-check.sh --cccl-dir): against cub::DeviceTopK, as multisets.
@@ -128,7 +128,7 @@ TEST_CASE("run-time k top_k: 2^24 + 5 random floats, k = 1, 50, 1024, 2^16 + 1")
 TEST_CASE("run-time k top_k: one row split across the GPU, at the limits of that way") {
   // Flat inputs of 8192 items and more, of at most 4 bytes, stream as one row in up to
   // 2 x SMs chunks (stream_dispatch.cuh) up to a size that depends on k (2^23 for
-  // k <= 32, 2^22 for k <= 64, 2^16 for k <= 256); past it, the select kernel. One chunk,
+  // k <= 32, 2^22 for k <= 64, 2^20 for k <= 256); past it, the select kernel. One chunk,
   // two, the slots' edge, each limit and one item past it; beyond the buffer, the last
   // block cuts the candidates where they are (L2).
   int sms = 0;
@@ -136,7 +136,7 @@ TEST_CASE("run-time k top_k: one row split across the GPU, at the limits of that
   if (tt::sanitizing()) {
     // Under compute-sanitizer (racecheck takes minutes a size): one chunk, two, and an
     // input whose candidates outgrow the last block's buffer (cut from L2).
-    for (long long n : {8193LL, 16385LL, (1LL << 20) + 1}) {
+    for (long long n : {8193LL, 16385LL, 1LL << 20}) {
       const tt::dataset<float> d = tt::make_data<float>(n, tt::pattern::random);
       for (long long k : {8LL, 32LL, 256LL}) top_k_any::check_k(d.ptr, d.host(), k, tally::less<>{}, "float random");
     }
@@ -151,7 +151,7 @@ TEST_CASE("run-time k top_k: one row split across the GPU, at the limits of that
     top_k_any::check_data(b.ptr, b.host(), "int8 random");
   }
   const long long slots_edge = 2LL * sms * 8192;
-  for (long long n : {1LL << 16, (1LL << 16) + 1, (1LL << 20) + 1, slots_edge - 1, slots_edge + 1, 1LL << 22,
+  for (long long n : {1LL << 16, (1LL << 16) + 1, 1LL << 20, (1LL << 20) + 1, slots_edge - 1, slots_edge + 1, 1LL << 22,
                       (1LL << 22) + 1}) {
     for (tt::pattern p : {tt::pattern::random, tt::pattern::constant, tt::pattern::sorted, tt::pattern::reversed}) {
       const tt::dataset<float> d = tt::make_data<float>(n, p);

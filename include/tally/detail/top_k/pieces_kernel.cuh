@@ -672,10 +672,16 @@ __device__ unsigned int piece_rank_window(const P& p, It window, std::int64_t of
   return next;
 }
 
-/// Dynamic shared memory of top_k_stream_kernel: the buffer and the chosen (at most
-/// pieces_top_k_stream_max_k), under the 48 KB that need no attribute.
+/// Words the stream kernel's choice keeps after its cut (stream_choose), and ranks: for
+/// k = 256 the cut keeps a few hundred of a row's thousands of candidates.
+inline constexpr int pieces_top_k_stream_room = 1024;
+static_assert(pieces_top_k_stream_room >= pieces_top_k_stream_max_k, "the chosen k fit the room");
+
+/// Dynamic shared memory of top_k_stream_kernel: the buffer and the chosen (the cut's
+/// room), under the 48 KB that need no attribute.
 inline constexpr std::size_t pieces_top_k_stream_shared_bytes =
-    (pieces_top_k_capacity + pieces_top_k_stream_max_k) * sizeof(unsigned long long);
+    (pieces_top_k_capacity + pieces_top_k_stream_room) * sizeof(unsigned long long);
+static_assert(pieces_top_k_stream_shared_bytes <= 48 * 1024, "no attribute needed");
 
 /// Dynamic shared memory of the kernel for value type V: the buffer and the running
 /// list's indices.
@@ -879,29 +885,40 @@ __device__ unsigned int top_k_stream_filter(const P& p, It piece, std::int64_t f
 }
 
 /// The best `next` of count distinct words to chosen[0..next), sorted best first: the
-/// stream kernel's choice (chosen holds pieces_top_k_stream_max_k words; the buffer is
-/// scratch afterwards). The words are buffer[0..count) (words == nullptr), or words[0..count)
-/// in global memory, read through L2 (a split row's, more than the buffer holds). For
-/// next <= pieces_top_k_stream_small_k a cut that needs no select first: warps_threshold
+/// stream kernel's choice (chosen holds pieces_top_k_stream_room words; the buffer is
+/// scratch afterwards). The words are buffer[0..count) (words == nullptr), or
+/// words[0..count) in global memory, read through L2 (a split row's, more than the buffer
+/// holds). Over more than 256 words, first a cut that needs no select: warps_threshold
 /// over each thread's best word (at least `next` words beat it; of 2000 candidates of
-/// uniform floats, k = 50, about 140 do), those words appended to chosen; when they are
-/// at most 256, each one's rank among them (how many are better), all at once, places the
-/// best `next` in order. On the H100 (clock64, the row's last block, 2000 words, k = 50)
+/// uniform floats, k = 50, about 140 do), those words appended to chosen. When at most 256
+/// are left, each one's rank among them (how many are better), all at once, places the
+/// best `next` in order; on the H100 (clock64, the row's last block, 2000 words, k = 50)
 /// the radix select, append and sort of choose_best took 12.2K cycles, this 9.0K (the cut
 /// 4.3K, the ranks 2.6K), and one warp's sort of the kept words in place of the ranks
-/// 6.0-7.0K. Else, or when more are left, choose_best over the buffer, or a radix select
-/// over the words where they are. The cut reads them with four loads in flight a thread:
-/// from L2 the radix select's passes, a load at a time, were the slow part. Ends
-/// synchronised.
+/// 6.0-7.0K. When more are left (k = 256 keeps some hundreds), choose_best over the kept;
+/// when more than the room, choose_best over the buffer, or a radix select over the words
+/// where they are. The cut reads them with four loads in flight a thread: from L2 the
+/// radix select's passes, a load at a time, were the slow part. Ends synchronised.
 template <class W>
 __device__ void stream_choose(W* buffer, const unsigned long long* words, unsigned int count, unsigned int next,
                               W* chosen, pieces_top_k_shared<W>& sh) {
-  constexpr unsigned int room = static_cast<unsigned int>(pieces_top_k_stream_max_k);
+  constexpr unsigned int room = static_cast<unsigned int>(pieces_top_k_stream_room);
   constexpr int in_flight = 4;
   const auto word_at = [&](unsigned int i) { return words ? W(__ldcg(words + i)) : buffer[i]; };
-  if (next <= static_cast<unsigned int>(pieces_top_k_stream_small_k) && next < count) {
+  // What choose_best reads, where more are left than ranks serve: the buffer, or the
+  // kept words in chosen (nullptr: the words in L2, for the radix select there).
+  W* from = words ? nullptr : buffer;
+  unsigned int from_count = count;
+  // The cut pays over many words: for a k above pieces_top_k_stream_small_k it keeps
+  // some hundreds and choose_best follows, so there it runs over more than 8 k words only
+  // (H100, flat k = 256: over ~500 and ~1000 words 1.18x and 1.17x the GPU time of
+  // choose_best alone, over ~4000 0.91x).
+  const bool cut_pays = next <= static_cast<unsigned int>(pieces_top_k_stream_small_k) || count > 8 * next;
+  if (next < count && (count <= static_cast<unsigned int>(pieces_top_k_stream_max_k) || cut_pays)) {
     unsigned int kept = count;
-    if (count > room) {
+    // Ranks cost kept^2 compares (1024 words: 16 us on the H100), so the cut runs over
+    // more than 256 words (one warp's sort, 36 stages, was no faster there).
+    if (count > static_cast<unsigned int>(pieces_top_k_stream_max_k)) {
       W best = 0;
       for (unsigned int base = threadIdx.x; base < count; base += in_flight * blockDim.x) {
         W w[in_flight];
@@ -935,7 +952,7 @@ __device__ void stream_choose(W* buffer, const unsigned long long* words, unsign
       for (unsigned int i = threadIdx.x; i < count; i += blockDim.x) chosen[i] = word_at(i);
       __syncthreads();
     }
-    if (kept <= room) {
+    if (kept <= static_cast<unsigned int>(pieces_top_k_stream_max_k)) {
       // Each word's rank among the kept (how many are better: distinct words, distinct
       // ranks), the best `next` to buffer[rank] (free now), then back to chosen. All at
       // once, where one warp's sort of up to 256 words is 36 dependent stages.
@@ -950,9 +967,21 @@ __device__ void stream_choose(W* buffer, const unsigned long long* words, unsign
       __syncthreads();
       return;
     }
+    if (kept <= room) {
+      // More kept than ranks serve (k = 256's cut keeps some hundreds): choose_best
+      // among them, into the buffer (free now), then back to chosen.
+      from = chosen;
+      from_count = kept;
+    }
   }
-  if (!words) {
-    choose_best<W, false>(buffer, count, next, chosen, sh);
+  if (from) {
+    // One call of choose_best (a second, inlined, cost 1.1-1.6 s of compile time).
+    W* to = from == chosen ? buffer : chosen;
+    choose_best<W, false>(from, from_count, next, to, sh);
+    if (to != chosen) {
+      for (unsigned int j = threadIdx.x; j < next; j += blockDim.x) chosen[j] = to[j];
+      __syncthreads();
+    }
     return;
   }
   // More than the buffer holds: the select reads them where they are (L2).

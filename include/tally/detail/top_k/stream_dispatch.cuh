@@ -35,17 +35,17 @@ inline bool top_k_chunks_stream(std::int64_t chunk, std::int64_t k) {
 
 /// The largest flat input that runs as one streaming row, by k. Its chunks' candidates
 /// grow with n (chunk_threshold reads 8192 items a chunk whatever its length: about 60 of
-/// every 8192 uniform floats get in at k = 32, 134 at k = 64) and with k; the row's last
-/// block cuts tens of thousands of them from L2 (stream_choose), and past these sizes the
-/// select kernel is faster. Interleaved A/B on the H100, GPU time of the one-row way / the
-/// select kernel's: k = 8: 0.21-0.43 up to 2^23; k = 32: 0.31-0.53 up to 2^22, 0.74 at
-/// 2^23; k = 64: 0.38-0.57 up to 2^21, 0.89 at 2^22; k = 256 (chunks of at most 16384, no
-/// cut: a radix select and a sort): 0.60-0.87 up to 2^16, 1.07 at 2^17
+/// every 8192 uniform floats get in at k = 32, 134 at k = 64, 500 at k = 256) and with k;
+/// the row's last block cuts tens of thousands of them from L2 (stream_choose), and past
+/// these sizes the select kernel is faster. Interleaved A/B on the H100, GPU time of the
+/// one-row way / the select kernel's: k = 8: 0.21-0.43 up to 2^23; k = 32: 0.31-0.53 up
+/// to 2^22, 0.74 at 2^23; k = 64: 0.38-0.57 up to 2^21, 0.89 at 2^22; k = 256 (chunks of
+/// at most 16384): 0.56-0.91 up to 2^20, 1.00 at 2^21
 /// (docs/performance.md#flat-top-k-one-row).
 inline std::int64_t flat_top_k_stream_max_n(std::int64_t k) {
   if (k <= 32) return std::int64_t(1) << 23;
   if (k <= 64) return std::int64_t(1) << 22;
-  return std::int64_t(1) << 16;
+  return std::int64_t(1) << 20;
 }
 
 /// The chunks in which a flat top_k of n items (values of at most 4 bytes, 1 <= k <= n)
