@@ -20,7 +20,8 @@
 // Flags (removed before Google Benchmark sees argv; its own --benchmark_* flags work):
 //   --sizes=even|all|LIST   2^10, 2^12, ..., 2^28 (default) | every power 2^10..2^28 |
 //                           e.g. --sizes=2^10,2^20,1000 (fewer than 2^32 items)
-//   --cases=LIST            subset of float_top_k,int32_top_k
+//   --cases=LIST            subset of float_top_k,int32_top_k,float_top_k_ascending,
+//                           float_top_k_constant (the last two: data that defeats a threshold)
 //   --md=FILE               where the Markdown tables go (default bench_top_k.md)
 //   --json=FILE             every row as JSON Lines (the input of `tally plot`)
 //   --device=N              run on CUDA device N

@@ -142,6 +142,12 @@ const tally_ab::entry ab_table[] = {
     AB_AUTO("float_topk8", top_run<8>),
     AB_AUTO("float_topk64", top_run<64>),
     AB_AUTO("float_topk256", top_run<256>),
+    AB_AUTO("float_topk8_ascending", top_run<8>),
+    AB_AUTO("float_topk8_constant", top_run<8>),
+    AB_AUTO("float_topk64_ascending", top_run<64>),
+    AB_AUTO("float_topk64_constant", top_run<64>),
+    AB_AUTO("float_rowtop50_131072_ascending", row_top<131072, 50>),
+    AB_AUTO("float_rowtop50_131072_constant", row_top<131072, 50>),
 #endif
 #endif
 #ifdef AB_VARIANTS

@@ -48,6 +48,9 @@ struct case_info {
   check how;
   int k;                       // top_k's K
   std::int64_t row_length = 0;  // rows of this many items (n / row_length of them); 0: flat
+  // The data: the anchors' (random), or floats that defeat a threshold (sorted: an
+  // ascending ramp over [0, 1); constant: every item 1.0).
+  tally_support::pattern data = tally_support::pattern::random;
 };
 
 const case_info cases[] = {
@@ -77,6 +80,13 @@ const case_info cases[] = {
     {"float_topk8", item::f32, check::top_k, 8},
     {"float_topk64", item::f32, check::top_k, 64},
     {"float_topk256", item::f32, check::top_k, 256},
+    // The same calls on data that defeats a threshold (issue 21: no slower than 2x uniform data).
+    {"float_topk8_ascending", item::f32, check::top_k, 8, 0, tally_support::pattern::sorted},
+    {"float_topk8_constant", item::f32, check::top_k, 8, 0, tally_support::pattern::constant},
+    {"float_topk64_ascending", item::f32, check::top_k, 64, 0, tally_support::pattern::sorted},
+    {"float_topk64_constant", item::f32, check::top_k, 64, 0, tally_support::pattern::constant},
+    {"float_rowtop50_131072_ascending", item::f32, check::top_k, 50, 131072, tally_support::pattern::sorted},
+    {"float_rowtop50_131072_constant", item::f32, check::top_k, 50, 131072, tally_support::pattern::constant},
 };
 
 /// The rows of case c at n items (1 for a flat case).
@@ -84,18 +94,21 @@ std::int64_t rows_of(const case_info& c, std::int64_t n) { return c.row_length ?
 
 std::size_t item_bytes(item t) { return t == item::f64 ? 8 : 4; }
 
-/// The input: rotating copies of the anchors' data (int32 hash(i) % 4, floats uniform).
+/// The input: rotating copies of the anchors' data (int32 hash(i) % 4, floats uniform),
+/// or of a float pattern (the case's data).
 struct input {
   item type;
   std::int64_t n;
   int copies;
   std::size_t stride;  // bytes between copies (256-aligned)
   tally_support::device_buffer<unsigned char> storage;
-  input(item t, std::int64_t n_)
+  input(item t, std::int64_t n_, tally_support::pattern data)
       : type(t), n(n_), copies(tally_support::rotating_copies(std::size_t(n_) * item_bytes(t))),
         stride((std::size_t(n_) * item_bytes(t) + 255) / 256 * 256), storage(stride * std::size_t(copies)) {
     unsigned char* first = storage.data();
     if (t == item::i32) tally_support::fill_hash_mod(reinterpret_cast<int*>(first), std::size_t(n));
+    else if (t == item::f32 && data != tally_support::pattern::random)
+      tally_support::fill(reinterpret_cast<float*>(first), std::size_t(n), data);
     else if (t == item::f32) tally_support::fill_uniform(reinterpret_cast<float*>(first), std::size_t(n));
     else tally_support::fill_uniform(reinterpret_cast<double*>(first), std::size_t(n));
     for (int c = 1; c < copies; ++c)
@@ -320,7 +333,7 @@ int main(int argc, char** argv) try {
         for (std::size_t i = 0; i < impls.size(); ++i) cell[{i, si}] = "-";
         continue;
       }
-      const input in(c.type, n);
+      const input in(c.type, n, c.data);
       const std::int64_t indices = rows_of(c, n) * std::max(c.k, 1);
       outputs o(std::max<std::size_t>(std::size_t(n), 64) * item_bytes(c.type), std::size_t(indices));
       const result want = run_once(*old_call, c, in, o, stream);

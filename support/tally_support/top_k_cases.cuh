@@ -183,8 +183,26 @@ struct int32_top_k : extrema_cases::int32_argmax {
       "int32 top_k (the largest first), data hash(i) % 4 (all ties: the first K 3s win)";
 };
 
+/// Data that defeats a threshold drawn from samples (issue 21: no slower than 2x uniform
+/// data): every later item beats the earlier ones. float_top_k's ramp over [0, 1),
+/// ascending (equal neighbours from 2^24 items on).
+struct float_top_k_ascending : float_top_k {
+  static constexpr const char* name = "float_top_k_ascending";
+  static constexpr const char* description = "float top_k (the largest first), data an ascending ramp over [0, 1)";
+  static void fill(T* p, std::size_t n) { tally_support::fill(p, n, pattern::sorted); }
+};
+
+/// Every item equal (1.0): the top K are the first K indices, ties all the way.
+struct float_top_k_constant : float_top_k {
+  static constexpr const char* name = "float_top_k_constant";
+  static constexpr const char* description = "float top_k (the largest first), every item 1.0 (the first K win)";
+  static void fill(T* p, std::size_t n) { tally_support::fill(p, n, pattern::constant); }
+};
+
 /// The case names, in table order (the values --cases accepts).
-inline std::vector<std::string> names() { return {float_top_k::name, int32_top_k::name}; }
+inline std::vector<std::string> names() {
+  return {float_top_k::name, int32_top_k::name, float_top_k_ascending::name, float_top_k_constant::name};
+}
 
 /// Calls f(Case{}) for each case whose name is in `wanted`, in table order.
 template <class Names, class F>
@@ -192,6 +210,8 @@ void for_each_wanted(const Names& wanted, F&& f) {
   auto is_wanted = [&](const char* name) { return std::find(wanted.begin(), wanted.end(), name) != wanted.end(); };
   if (is_wanted(float_top_k::name)) f(float_top_k{});
   if (is_wanted(int32_top_k::name)) f(int32_top_k{});
+  if (is_wanted(float_top_k_ascending::name)) f(float_top_k_ascending{});
+  if (is_wanted(float_top_k_constant::name)) f(float_top_k_constant{});
 }
 
 }  // namespace top_k_cases

@@ -241,12 +241,142 @@ __device__ void piece_filter_range(const P& p, It window, std::int64_t from, std
   }
 }
 
+/// Which items of the vector pass beat or tie the threshold's key: a float or double
+/// with one native compare (exact while the threshold is a number: NaN is above every
+/// number and fails `<`; -0.0 == +0.0 in both), every other type by its order key.
+/// Largest: tally::less<> (the largest first).
+template <class V, bool Largest, bool Native = std::is_floating_point_v<V>>
+struct pass_compare {
+  order_key_t<V> t_key;
+  __device__ TALLY_FORCEINLINE order_key_t<V> key(V x) const {
+    const order_key_t<V> k = to_order_key(x);
+    return Largest ? k : static_cast<order_key_t<V>>(~k);
+  }
+  __device__ TALLY_FORCEINLINE bool beats(V x) const { return key(x) > t_key; }
+  __device__ TALLY_FORCEINLINE bool ties(V x) const { return key(x) == t_key; }
+};
+template <class V, bool Largest>
+struct pass_compare<V, Largest, true> {
+  V t_value;  // a number (the caller's check)
+  __device__ TALLY_FORCEINLINE bool beats(V x) const { return Largest ? !(x <= t_value) : x < t_value; }
+  __device__ TALLY_FORCEINLINE bool ties(V x) const { return x == t_value; }
+};
+
+/// The vector body of piece_filter_pass: four 16-byte loads a thread a round; per item
+/// a compare with the threshold's value (and one of the position where the value ties)
+/// into a bit of a mask, no branch, and only the items that get in (about 1.5% of a row
+/// at k = 50) pay for their word and a shared atomic. The pass had made every item's
+/// word and paid a ballot, a shuffle and a branch for it: about one warp instruction an
+/// item (ncu, H100, a chunk of 8192: 66K warp instructions), which left a block's pass
+/// bound by issue, not by memory (rows of 131072 at k = 50: 0.89x the time).
+template <bool Largest, class W, class P, class V>
+__device__ void piece_filter_vectors(const P& p, const uint4* body, std::int64_t vectors, std::uint32_t first_position,
+                                     const W& t, W* buffer, unsigned int* count) {
+  constexpr int per_vector = int(16 / sizeof(V));
+  constexpr int unroll = pieces_top_k_vector_unroll;
+  using mask_t = std::conditional_t<(per_vector * unroll > 32), unsigned long long, unsigned int>;
+  pass_compare<V, Largest> compare;
+  if constexpr (std::is_floating_point_v<V>) {
+    const auto k = static_cast<order_key_t<V>>(piece_word_key(t));
+    compare.t_value = from_order_key<V>(Largest ? k : static_cast<order_key_t<V>>(~k));
+  } else {
+    compare.t_key = static_cast<order_key_t<V>>(piece_word_key(t));
+  }
+  const std::uint32_t t_position = piece_word_position(t);
+  for (std::int64_t base = 0; base < vectors; base += std::int64_t(pieces_top_k_threads) * unroll) {
+    // Loads without a condition (past the end: the last vector again, masked out below),
+    // so that all four are issued before the first compare waits on one.
+    uint4 r[unroll];
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) {
+      const std::int64_t v = base + std::int64_t(u) * pieces_top_k_threads + threadIdx.x;
+      r[u] = body[v < vectors ? v : vectors - 1];
+    }
+    // Item (u, e) has position at + u * threads * per_vector + e; it ties in when that
+    // is at most t_position (a lower index wins a tie): when its offset is at most
+    // tie_room (clamped to 32 bits: offsets are below 2^13).
+    const std::uint32_t at = first_position + static_cast<std::uint32_t>((base + threadIdx.x) * per_vector);
+    const std::int64_t room = std::int64_t(t_position) - std::int64_t(at);
+    const int tie_room = room < 0 ? -1 : room > 0x7fffffff ? 0x7fffffff : static_cast<int>(room);
+    // Bitwise, not short-circuit: branches here let the compiler test the first vector
+    // before the other loads were issued (fewer loads in flight: rows of 131072 at
+    // k = 256 took 1.38x as long).
+    mask_t mask = 0;
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) {
+      const bool in = base + std::int64_t(u) * pieces_top_k_threads + threadIdx.x < vectors;
+      V items[per_vector];
+      memcpy(items, &r[u], sizeof(items));
+#pragma unroll
+      for (int e = 0; e < per_vector; ++e) {
+        const int offset = u * pieces_top_k_threads * per_vector + e;
+        const bool want = in & (compare.beats(items[e]) | (compare.ties(items[e]) & (offset <= tie_room)));
+        mask |= mask_t(want) << (u * per_vector + e);
+      }
+    }
+    while (mask != 0) {
+      const int b = std::is_same_v<mask_t, unsigned int> ? __ffs(static_cast<unsigned int>(mask)) - 1
+                                                         : __ffsll(static_cast<long long>(mask)) - 1;
+      mask &= mask - 1;
+      // The item of bit b, picked out of the registers by compares (an index would put
+      // them in local memory).
+      V item{};
+#pragma unroll
+      for (int u = 0; u < unroll; ++u) {
+        V items[per_vector];
+        memcpy(items, &r[u], sizeof(items));
+#pragma unroll
+        for (int e = 0; e < per_vector; ++e)
+          if (u * per_vector + e == b) item = items[e];
+      }
+      const int u = b / per_vector, e = b % per_vector;
+      const std::uint32_t position = at + static_cast<std::uint32_t>(u * pieces_top_k_threads * per_vector + e);
+      const unsigned int slot = atomicAdd(count, 1u);
+      if (slot < static_cast<unsigned int>(pieces_top_k_capacity)) buffer[slot] = piece_word_of<W>(p, item, position);
+    }
+  }
+}
+
 /// Appends every item of the window whose word is at least t, at position kept + i. A
 /// pointer input is read in 16-byte loads (four in flight per thread: 32 KB a block) from
 /// its first 16-byte boundary; one block per SM reading 4-byte loads, eight in flight,
 /// read a row at 9 GB/s (H200), a fifth of what the SM can take.
 template <class W, class P, class It>
 __device__ void piece_filter_pass(const P& p, It window, std::int64_t length, unsigned int kept, const W& t,
+                                  W* buffer, unsigned int* count) {
+  using V = iter_value_t<It>;
+  if constexpr (std::is_pointer_v<It> && sizeof(V) <= 16 && 16 % sizeof(V) == 0) {
+    constexpr int per_vector = int(16 / sizeof(V));
+    const auto address = reinterpret_cast<std::uintptr_t>(window);
+    if (address % sizeof(V) == 0) {
+      std::int64_t head = static_cast<std::int64_t>((16 - address % 16) % 16 / sizeof(V));
+      if (head > length) head = length;
+      piece_filter_range(p, window, 0, head, kept, t, buffer, count);
+      const std::int64_t vectors = (length - head) / per_vector;
+      const std::int64_t tail = head + vectors * per_vector;
+      const uint4* body = reinterpret_cast<const uint4*>(window + head);
+      const std::uint32_t first_position = kept + static_cast<std::uint32_t>(head);
+      bool native = true;  // a float threshold that is a number (NaN takes the item loop)
+      if constexpr (std::is_floating_point_v<V>) {
+        const auto k = static_cast<order_key_t<V>>(piece_word_key(t));
+        native = !is_nan(from_order_key<V>(p.largest ? k : static_cast<order_key_t<V>>(~k)));
+      }
+      if (!native) piece_filter_range(p, window, head, tail, kept, t, buffer, count);
+      else if (p.largest) piece_filter_vectors<true, W, P, V>(p, body, vectors, first_position, t, buffer, count);
+      else piece_filter_vectors<false, W, P, V>(p, body, vectors, first_position, t, buffer, count);
+      piece_filter_range(p, window, tail, length, kept, t, buffer, count);
+      return;
+    }
+  }
+  piece_filter_range(p, window, 0, length, kept, t, buffer, count);
+}
+
+/// piece_filter_pass with a ballot and an append an item: top_k_pieces_kernel's pass. Its
+/// windows of 2^17 items took 1.12x as long with piece_filter_vectors' masks (rows of
+/// 131072 at k = 256, H100), ptxas there issuing the third and fourth loads after the first
+/// vector's compares; the stream kernel gained (0.89x).
+template <class W, class P, class It>
+__device__ void piece_filter_pass_ballot(const P& p, It window, std::int64_t length, unsigned int kept, const W& t,
                                   W* buffer, unsigned int* count) {
   using V = iter_value_t<It>;
   if constexpr (std::is_pointer_v<It> && sizeof(V) <= 16 && 16 % sizeof(V) == 0) {
@@ -629,7 +759,7 @@ __device__ unsigned int piece_rank_window(const P& p, It window, std::int64_t of
     if (running_threshold) t = buffer[kept - 1];
     if (threadIdx.x == 0) sh.count = kept;
     __syncthreads();
-    piece_filter_pass(p, window, length, kept, t, buffer, &sh.count);
+    piece_filter_pass_ballot(p, window, length, kept, t, buffer, &sh.count);
     __syncthreads();
     count = sh.count;
     // The running threshold is always safe (k items are at least as good as it); the
@@ -640,7 +770,7 @@ __device__ unsigned int piece_rank_window(const P& p, It window, std::int64_t of
       const W exact = block_radix_select(length, from_window, need, sh);
       if (threadIdx.x == 0) sh.count = kept;
       __syncthreads();
-      piece_filter_pass(p, window, length, kept, exact, buffer, &sh.count);
+      piece_filter_pass_ballot(p, window, length, kept, exact, buffer, &sh.count);
       __syncthreads();
       count = sh.count;
     }
@@ -783,10 +913,12 @@ __device__ void top_k_warp_rows(const P& p, W* buffer, W* chosen) {
 /// j best lanes hold m j >= need distinct words at least as good, so at least `need` words
 /// beat it. m = need up to 8 (j = 1), 8 up to k = 64, then 16: of 8192 uniform items
 /// (16 a lane), the fewest that beat it (a simulation: k = 1, 32, 50, 256: 1, 60, 115, 497
-/// items; m = 16 throughout: 16-50, 84, 136, 497). pieces_top_k_threads threads, every
-/// one calls it (need >= 1); it ends synchronised.
+/// items; m = 16 throughout: 16-50, 84, 136, 497). With `refine`, where that leaves many
+/// more than need threads' words at least as good (data in order), the need-th best of
+/// them. pieces_top_k_threads threads, every one calls it (need >= 1); it ends
+/// synchronised.
 template <class W>
-__device__ W warps_threshold(W best, unsigned int need, pieces_top_k_shared<W>& sh) {
+__device__ W warps_threshold(W best, unsigned int need, pieces_top_k_shared<W>& sh, bool refine) {
   static_assert(std::is_same_v<W, unsigned long long>, "64-bit words");
   constexpr int warps = pieces_top_k_threads / 32;
   const unsigned int m = need <= 8 ? need : need <= 64 ? 8u : unsigned(warps);
@@ -823,7 +955,30 @@ __device__ W warps_threshold(W best, unsigned int need, pieces_top_k_shared<W>& 
       const W other = __shfl_xor_sync(0xffffffffu, t, d);
       t = other > t ? other : t;
     }
-    if (lane == 0) sh.threshold = t;
+    if (lane == 0) {
+      sh.threshold = t;
+      sh.remaining = 0;
+    }
+  }
+  __syncthreads();
+  const W t = sh.threshold;
+  if (!refine || t == 0) return t;
+  // At least `need` threads' words are at least t (the m warps' j lanes). On data in
+  // order (ascending, constant) many more are: the best words sit in adjacent lanes,
+  // so the m warps' j-th best lanes are far down (k = 8: about 256 items of a chunk of
+  // 8192 got in, against 11 of uniform data). Then the need-th best of those words is
+  // the threshold: each ranks its word among them (S compares a word).
+  constexpr unsigned int room = static_cast<unsigned int>(sizeof(sh.hist) / sizeof(W));
+  const bool in = best >= t;
+  const unsigned int survivors = static_cast<unsigned int>(__syncthreads_count(in));
+  if (survivors <= 2 * need + 64 || survivors > room) return t;
+  W* list = reinterpret_cast<W*>(sh.hist);  // free: a radix select clears it first
+  piece_append(&sh.remaining, list, in, best, room);
+  __syncthreads();
+  if (in) {
+    unsigned int rank = 0;
+    for (unsigned int u = 0; u < survivors; ++u) rank += list[u] > best ? 1u : 0u;
+    if (rank == need - 1) sh.threshold = best;
   }
   __syncthreads();
   return sh.threshold;
@@ -857,7 +1012,11 @@ __device__ W chunk_threshold(const P& p, It chunk, std::int64_t length, std::uin
     const W w = piece_word_of<W>(p, static_cast<V>(chunk[i]), from + static_cast<std::uint32_t>(i));
     best = w > best ? w : best;
   }
-  return warps_threshold(best, need, sh);
+  // Refined where it pays: a whole row, or chunks whose candidates would outgrow the last
+  // block's buffer (more than 16 chunks). Over 8 chunks of ascending floats at k = 64 the
+  // ranks cost more (1.14x) than the last block's cut of 2000 words.
+  const bool refine = p.chunks == 1 || p.chunks > pieces_top_k_capacity / 256;
+  return warps_threshold(best, need, sh, refine);
 }
 
 /// A chunk that streams (top_k_stream_kernel), first half: the chunk's candidates to
@@ -930,7 +1089,7 @@ __device__ void stream_choose(W* buffer, const unsigned long long* words, unsign
 #pragma unroll
         for (int u = 0; u < in_flight; ++u) best = w[u] > best ? w[u] : best;
       }
-      const W t = warps_threshold(best, next, sh);
+      const W t = warps_threshold(best, next, sh, true);
       if (threadIdx.x == 0) sh.count = 0;
       __syncthreads();
       for (unsigned int base = 0; base < count; base += in_flight * blockDim.x) {
