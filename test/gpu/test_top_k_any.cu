@@ -126,7 +126,7 @@ TEST_CASE("run-time k top_k: 2^24 + 5 random floats, k = 1, 50, 1024, 2^16 + 1")
 }
 
 TEST_CASE("run-time k top_k: one row split across the GPU, at the limits of that way") {
-  // Flat inputs of 8192 items and more, of at most 4 bytes, stream as one row in up to
+  // Flat inputs of at most 4 bytes stream as one row (fewer than 8192 items: one block) in up to
   // 2 x SMs chunks (stream_dispatch.cuh) up to a size that depends on k (2^23 for
   // k <= 32, 2^22 for k <= 64, 2^20 for k <= 256); past it, the select kernel. One chunk,
   // two, the slots' edge, each limit and one item past it; beyond the buffer, the last
@@ -136,11 +136,22 @@ TEST_CASE("run-time k top_k: one row split across the GPU, at the limits of that
   if (tt::sanitizing()) {
     // Under compute-sanitizer (racecheck takes minutes a size): one chunk, two, and an
     // input whose candidates outgrow the last block's buffer (cut from L2).
-    for (long long n : {8193LL, 16385LL, 1LL << 20}) {
+    for (long long n : {1000LL, 8193LL, 16385LL, 1LL << 20}) {
       const tt::dataset<float> d = tt::make_data<float>(n, tt::pattern::random);
       for (long long k : {8LL, 32LL, 256LL}) top_k_any::check_k(d.ptr, d.host(), k, tally::less<>{}, "float random");
     }
     return;
+  }
+  // Fewer than 8192 items: one block reads its chunk whole, for k <= 64 or at least 16 k
+  // items (else the select kernel): around a block's 512 threads and the 16 k edge.
+  for (long long n : {5LL, 511LL, 512LL, 513LL, 1023LL, 4095LL, 4096LL}) {
+    for (tt::pattern p : tt::patterns_for<float>(n)) {
+      const tt::dataset<float> d = tt::make_data<float>(n, p);
+      const std::vector<float> host = d.host();
+      for (long long k : {1LL, 8LL, 63LL, 64LL, 65LL, 255LL, 256LL})
+        if (k <= n) top_k_any::check_k(d.ptr, host, k, tally::less<>{}, std::string("float ") + tt::pattern_name(p));
+      top_k_any::check_k(d.ptr, host, n < 50 ? n : 50, tally::greater<>{}, std::string("float ") + tt::pattern_name(p));
+    }
   }
   for (long long n : {8191LL, 8192LL, 8193LL, 16384LL, 16385LL, 32769LL}) {
     for (tt::pattern p : tt::patterns_for<float>(n)) {

@@ -908,17 +908,19 @@ __device__ void top_k_warp_rows(const P& p, W* buffer, W* chosen) {
   }
 }
 
+inline constexpr unsigned int warps_never_refine = 0xffffffffu;
+
 /// From each thread's best word (0: none): each warp's j-th best of its lanes' (taken out
 /// one a round), and the m-th best of the warps' (j = ceil(need / m)). The m best warps'
 /// j best lanes hold m j >= need distinct words at least as good, so at least `need` words
 /// beat it. m = need up to 8 (j = 1), 8 up to k = 64, then 16: of 8192 uniform items
 /// (16 a lane), the fewest that beat it (a simulation: k = 1, 32, 50, 256: 1, 60, 115, 497
-/// items; m = 16 throughout: 16-50, 84, 136, 497). With `refine`, where that leaves many
-/// more than need threads' words at least as good (data in order), the need-th best of
-/// them. pieces_top_k_threads threads, every one calls it (need >= 1); it ends
-/// synchronised.
+/// items; m = 16 throughout: 16-50, 84, 136, 497). Where that leaves more than
+/// `refine_over` threads' words at least as good (at most 256 of them), the need-th best
+/// of them instead (warps_never_refine: never). pieces_top_k_threads threads, every one
+/// calls it (need >= 1); it ends synchronised.
 template <class W>
-__device__ W warps_threshold(W best, unsigned int need, pieces_top_k_shared<W>& sh, bool refine) {
+__device__ W warps_threshold(W best, unsigned int need, pieces_top_k_shared<W>& sh, unsigned int refine_over) {
   static_assert(std::is_same_v<W, unsigned long long>, "64-bit words");
   constexpr int warps = pieces_top_k_threads / 32;
   const unsigned int m = need <= 8 ? need : need <= 64 ? 8u : unsigned(warps);
@@ -962,7 +964,7 @@ __device__ W warps_threshold(W best, unsigned int need, pieces_top_k_shared<W>& 
   }
   __syncthreads();
   const W t = sh.threshold;
-  if (!refine || t == 0) return t;
+  if (refine_over == warps_never_refine || t == 0) return t;
   // At least `need` threads' words are at least t (the m warps' j lanes). On data in
   // order (ascending, constant) many more are: the best words sit in adjacent lanes,
   // so the m warps' j-th best lanes are far down (k = 8: about 256 items of a chunk of
@@ -971,7 +973,7 @@ __device__ W warps_threshold(W best, unsigned int need, pieces_top_k_shared<W>& 
   constexpr unsigned int room = static_cast<unsigned int>(sizeof(sh.hist) / sizeof(W));
   const bool in = best >= t;
   const unsigned int survivors = static_cast<unsigned int>(__syncthreads_count(in));
-  if (survivors <= 2 * need + 64 || survivors > room) return t;
+  if (survivors <= refine_over || survivors > room) return t;
   W* list = reinterpret_cast<W*>(sh.hist);  // free: a radix select clears it first
   piece_append(&sh.remaining, list, in, best, room);
   __syncthreads();
@@ -984,39 +986,63 @@ __device__ W warps_threshold(W best, unsigned int need, pieces_top_k_shared<W>& 
   return sh.threshold;
 }
 
+/// Above how many threads' words a streaming chunk's threshold is refined
+/// (warps_threshold): where it pays. Chunks whose candidates outgrow the last block's
+/// buffer (more than 16): above need + 8, so that uniform data's thresholds tighten too
+/// (2^22 floats, k = 64: 0.79x the GPU time; about 33 items a chunk get in at k = 32,
+/// against 60). A whole row: above 2 need + 64 only, data in order (ascending,
+/// constant: 256 items of a chunk against need); refined at need + 8, rows of 8192
+/// took 1.10-1.13x as long. Up to 16 chunks never: over 8 chunks of ascending floats
+/// at k = 64 the ranks cost more (1.14x) than the last block's cut of 2000 words.
+template <class P>
+__device__ TALLY_FORCEINLINE unsigned int stream_refines(const P& p, unsigned int need) {
+  if (p.chunks > pieces_top_k_capacity / 256) return need + 8;
+  return p.chunks == 1 ? 2 * need + 64 : warps_never_refine;
+}
+
 /// Items per thread that chunk_threshold reads.
 inline constexpr int pieces_top_k_threshold_items = 16;
 static_assert(pieces_top_k_min_chunk >= std::int64_t(pieces_top_k_threshold_items) * pieces_top_k_threads,
               "a chunk holds chunk_threshold's reads");
 
-/// A threshold word for one chunk of a row (`length` >= 16 x pieces_top_k_threads items,
-/// need <= pieces_top_k_stream_max_k), from 16 runs of pieces_top_k_threads items spread
+/// A threshold word for one chunk of a row (need <= pieces_top_k_stream_max_k, need <=
+/// length), from 16 runs of pieces_top_k_threads items spread
 /// over the chunk (the first at its start, the last at its end, so that ascending and
 /// descending rows find their best items): each thread's best word (value, then lower
 /// index) of its 16 items, then warps_threshold: at least `need` items of the chunk beat
 /// it, no draw that can fail. Words, not keys: on a constant row the index decides, and
 /// only the first few hundred items get in. On uniform floats, k = 50, about 1.4% of a
-/// chunk beats it. The items are read again by the pass (from L2). Every thread calls it; it ends
-/// synchronised.
+/// chunk beats it. The items are read again by the pass (from L2). A chunk shorter than
+/// the runs (a flat input of fewer than 8192 items, one block) is read whole, each item
+/// once. Every thread calls it; it ends synchronised.
 template <class W, class P, class It>
 __device__ W chunk_threshold(const P& p, It chunk, std::int64_t length, std::uint32_t from, unsigned int need,
                              pieces_top_k_shared<W>& sh) {
   static_assert(std::is_same_v<W, unsigned long long>, "64-bit words (values of at most 4 bytes)");
   using V = iter_value_t<It>;
   constexpr int runs = pieces_top_k_threshold_items;
-  const std::int64_t spacing = (length - pieces_top_k_threads) / (runs - 1);
   W best = 0;
+  if (length < std::int64_t(runs) * pieces_top_k_threads) {
+    // Adjacent runs, items past the end left out (a word read twice would be counted
+    // twice by warps_threshold).
+#pragma unroll
+    for (int q = 0; q < runs; ++q) {
+      const std::int64_t i = std::int64_t(q) * pieces_top_k_threads + threadIdx.x;
+      const bool in = i < length;
+      const V value = static_cast<V>(chunk[in ? i : length - 1]);
+      const W w = in ? piece_word_of<W>(p, value, from + static_cast<std::uint32_t>(i)) : W{0};
+      best = w > best ? w : best;
+    }
+    return warps_threshold(best, need, sh, stream_refines(p, need));
+  }
+  const std::int64_t spacing = (length - pieces_top_k_threads) / (runs - 1);
 #pragma unroll
   for (int q = 0; q < runs; ++q) {
     const std::int64_t i = q * spacing + threadIdx.x;
     const W w = piece_word_of<W>(p, static_cast<V>(chunk[i]), from + static_cast<std::uint32_t>(i));
     best = w > best ? w : best;
   }
-  // Refined where it pays: a whole row, or chunks whose candidates would outgrow the last
-  // block's buffer (more than 16 chunks). Over 8 chunks of ascending floats at k = 64 the
-  // ranks cost more (1.14x) than the last block's cut of 2000 words.
-  const bool refine = p.chunks == 1 || p.chunks > pieces_top_k_capacity / 256;
-  return warps_threshold(best, need, sh, refine);
+  return warps_threshold(best, need, sh, stream_refines(p, need));
 }
 
 /// A chunk that streams (top_k_stream_kernel), first half: the chunk's candidates to
@@ -1028,7 +1054,7 @@ __device__ W chunk_threshold(const P& p, It chunk, std::int64_t length, std::uin
 template <class W, class P, class It>
 __device__ unsigned int top_k_stream_filter(const P& p, It piece, std::int64_t from, std::int64_t to, W* buffer,
                                             pieces_top_k_shared<W>& sh) {
-  const std::int64_t length = to - from;  // at least pieces_top_k_min_chunk (the kernel's chunks)
+  const std::int64_t length = to - from;  // at least pieces_top_k_min_chunk, or a flat input's one chunk
   const unsigned int need = static_cast<unsigned int>(p.k < length ? p.k : length);
   const It chunk = piece + from;
   W t = chunk_threshold<W>(p, chunk, length, static_cast<std::uint32_t>(from), need, sh);
@@ -1089,7 +1115,7 @@ __device__ void stream_choose(W* buffer, const unsigned long long* words, unsign
 #pragma unroll
         for (int u = 0; u < in_flight; ++u) best = w[u] > best ? w[u] : best;
       }
-      const W t = warps_threshold(best, next, sh, true);
+      const W t = warps_threshold(best, next, sh, 2 * next + 64);
       if (threadIdx.x == 0) sh.count = 0;
       __syncthreads();
       for (unsigned int base = 0; base < count; base += in_flight * blockDim.x) {
@@ -1194,7 +1220,20 @@ __device__ void top_k_stream_finish(const P& p, std::int64_t s, It piece, unsign
   // One call of stream_choose for both (a second, inlined, cost 1.1-1.6 s of compile time).
   const bool in_buffer = p.chunks == 1 || total <= static_cast<unsigned int>(pieces_top_k_capacity);
   if (p.chunks > 1 && in_buffer) {
-    for (unsigned int i = threadIdx.x; i < total; i += blockDim.x) buffer[i] = __ldcg(words + i);
+    // All loads in flight at once (a round fills the buffer; past `total`, word 0 again):
+    // a load at a time, 1896 words took 0.9 µs (H100, 2^18 floats at k = 32).
+    constexpr int per_thread = pieces_top_k_capacity / pieces_top_k_threads;
+    unsigned long long w[per_thread];
+#pragma unroll
+    for (int u = 0; u < per_thread; ++u) {
+      const unsigned int i = u * pieces_top_k_threads + threadIdx.x;
+      w[u] = __ldcg(words + (i < total ? i : 0u));
+    }
+#pragma unroll
+    for (int u = 0; u < per_thread; ++u) {
+      const unsigned int i = u * pieces_top_k_threads + threadIdx.x;
+      if (i < total) buffer[i] = w[u];
+    }
     __syncthreads();
   }
   stream_choose(buffer, in_buffer ? nullptr : words, total, next, chosen, sh);
