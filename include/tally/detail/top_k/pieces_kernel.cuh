@@ -337,11 +337,50 @@ __device__ void piece_filter_vectors(const P& p, const uint4* body, std::int64_t
   }
 }
 
+/// piece_filter_vectors with a ballot and an append an item: top_k_pieces_kernel's body.
+/// Its windows of 2^17 items took 1.12x as long with piece_filter_vectors' masks (rows of
+/// 131072 at k = 256, H100), ptxas there issuing the third and fourth loads after the
+/// first vector's compares; the stream kernel gained (0.89x).
+template <class W, class P, class V>
+__device__ void piece_filter_vectors_ballot(const P& p, const uint4* body, std::int64_t vectors,
+                                            std::uint32_t first_position, const W& t, W* buffer,
+                                            unsigned int* count) {
+  constexpr int per_vector = int(16 / sizeof(V));
+  constexpr int unroll = pieces_top_k_vector_unroll;
+  for (std::int64_t base = 0; base < vectors; base += std::int64_t(pieces_top_k_threads) * unroll) {
+    uint4 r[unroll];
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) {
+      const std::int64_t v = base + std::int64_t(u) * pieces_top_k_threads + threadIdx.x;
+      if (v < vectors) r[u] = body[v];
+    }
+    // Per item only its key and a compare with t's: the word (and its position) is
+    // made for the items that may beat t.
+    using K = order_key_t<V>;
+    const K t_key = static_cast<K>(piece_word_key(t));
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) {
+      const std::int64_t v = base + std::int64_t(u) * pieces_top_k_threads + threadIdx.x;
+      V items[per_vector];
+      memcpy(items, &r[u], sizeof(items));
+#pragma unroll
+      for (int e = 0; e < per_vector; ++e) {
+        const K key = piece_key_of(p, items[e]);
+        const std::uint32_t position = first_position + static_cast<std::uint32_t>(v * per_vector + e);
+        const W w = make_piece_word(static_cast<unsigned long long>(key), position, W{});
+        const bool want = v < vectors && key >= t_key && (key > t_key || piece_word_at_least(w, t));
+        piece_append(count, buffer, want, w);
+      }
+    }
+  }
+}
+
 /// Appends every item of the window whose word is at least t, at position kept + i. A
-/// pointer input is read in 16-byte loads (four in flight per thread: 32 KB a block) from
-/// its first 16-byte boundary; one block per SM reading 4-byte loads, eight in flight,
-/// read a row at 9 GB/s (H200), a fifth of what the SM can take.
-template <class W, class P, class It>
+/// pointer input is read in 16-byte loads (four a thread a round: 32 KB a block) from its
+/// first 16-byte boundary, by piece_filter_vectors (Ballot: piece_filter_vectors_ballot);
+/// one block per SM reading 4-byte loads, eight in flight, read a row at 9 GB/s (H200), a
+/// fifth of what the SM can take.
+template <bool Ballot, class W, class P, class It>
 __device__ void piece_filter_pass(const P& p, It window, std::int64_t length, unsigned int kept, const W& t,
                                   W* buffer, unsigned int* count) {
   using V = iter_value_t<It>;
@@ -356,66 +395,19 @@ __device__ void piece_filter_pass(const P& p, It window, std::int64_t length, un
       const std::int64_t tail = head + vectors * per_vector;
       const uint4* body = reinterpret_cast<const uint4*>(window + head);
       const std::uint32_t first_position = kept + static_cast<std::uint32_t>(head);
-      bool native = true;  // a float threshold that is a number (NaN takes the item loop)
-      if constexpr (std::is_floating_point_v<V>) {
-        const auto k = static_cast<order_key_t<V>>(piece_word_key(t));
-        native = !is_nan(from_order_key<V>(p.largest ? k : static_cast<order_key_t<V>>(~k)));
+      if constexpr (Ballot) {
+        piece_filter_vectors_ballot<W, P, V>(p, body, vectors, first_position, t, buffer, count);
+      } else {
+        bool native = true;  // a float threshold that is a number (NaN takes the item loop)
+        if constexpr (std::is_floating_point_v<V>) {
+          const auto k = static_cast<order_key_t<V>>(piece_word_key(t));
+          native = !is_nan(from_order_key<V>(p.largest ? k : static_cast<order_key_t<V>>(~k)));
+        }
+        if (!native) piece_filter_range(p, window, head, tail, kept, t, buffer, count);
+        else if (p.largest) piece_filter_vectors<true, W, P, V>(p, body, vectors, first_position, t, buffer, count);
+        else piece_filter_vectors<false, W, P, V>(p, body, vectors, first_position, t, buffer, count);
       }
-      if (!native) piece_filter_range(p, window, head, tail, kept, t, buffer, count);
-      else if (p.largest) piece_filter_vectors<true, W, P, V>(p, body, vectors, first_position, t, buffer, count);
-      else piece_filter_vectors<false, W, P, V>(p, body, vectors, first_position, t, buffer, count);
       piece_filter_range(p, window, tail, length, kept, t, buffer, count);
-      return;
-    }
-  }
-  piece_filter_range(p, window, 0, length, kept, t, buffer, count);
-}
-
-/// piece_filter_pass with a ballot and an append an item: top_k_pieces_kernel's pass. Its
-/// windows of 2^17 items took 1.12x as long with piece_filter_vectors' masks (rows of
-/// 131072 at k = 256, H100), ptxas there issuing the third and fourth loads after the first
-/// vector's compares; the stream kernel gained (0.89x).
-template <class W, class P, class It>
-__device__ void piece_filter_pass_ballot(const P& p, It window, std::int64_t length, unsigned int kept, const W& t,
-                                  W* buffer, unsigned int* count) {
-  using V = iter_value_t<It>;
-  if constexpr (std::is_pointer_v<It> && sizeof(V) <= 16 && 16 % sizeof(V) == 0) {
-    constexpr int per_vector = int(16 / sizeof(V));
-    constexpr int unroll = pieces_top_k_vector_unroll;
-    const auto address = reinterpret_cast<std::uintptr_t>(window);
-    if (address % sizeof(V) == 0) {
-      std::int64_t head = static_cast<std::int64_t>((16 - address % 16) % 16 / sizeof(V));
-      if (head > length) head = length;
-      piece_filter_range(p, window, 0, head, kept, t, buffer, count);
-      const std::int64_t vectors = (length - head) / per_vector;
-      const uint4* body = reinterpret_cast<const uint4*>(window + head);
-      for (std::int64_t base = 0; base < vectors; base += std::int64_t(pieces_top_k_threads) * unroll) {
-        uint4 r[unroll];
-#pragma unroll
-        for (int u = 0; u < unroll; ++u) {
-          const std::int64_t v = base + std::int64_t(u) * pieces_top_k_threads + threadIdx.x;
-          if (v < vectors) r[u] = body[v];
-        }
-        // Per item only its key and a compare with t's: the word (and its position) is
-        // made for the items that may beat t.
-        using K = order_key_t<V>;
-        const K t_key = static_cast<K>(piece_word_key(t));
-#pragma unroll
-        for (int u = 0; u < unroll; ++u) {
-          const std::int64_t v = base + std::int64_t(u) * pieces_top_k_threads + threadIdx.x;
-          V items[per_vector];
-          memcpy(items, &r[u], sizeof(items));
-#pragma unroll
-          for (int e = 0; e < per_vector; ++e) {
-            const K key = piece_key_of(p, items[e]);
-            const std::uint32_t position = kept + static_cast<std::uint32_t>(head + v * per_vector + e);
-            const W w = make_piece_word(static_cast<unsigned long long>(key), position, W{});
-            const bool want = v < vectors && key >= t_key && (key > t_key || piece_word_at_least(w, t));
-            piece_append(count, buffer, want, w);
-          }
-        }
-      }
-      piece_filter_range(p, window, head + vectors * per_vector, length, kept, t, buffer, count);
       return;
     }
   }
@@ -759,7 +751,7 @@ __device__ unsigned int piece_rank_window(const P& p, It window, std::int64_t of
     if (running_threshold) t = buffer[kept - 1];
     if (threadIdx.x == 0) sh.count = kept;
     __syncthreads();
-    piece_filter_pass_ballot(p, window, length, kept, t, buffer, &sh.count);
+    piece_filter_pass<true>(p, window, length, kept, t, buffer, &sh.count);
     __syncthreads();
     count = sh.count;
     // The running threshold is always safe (k items are at least as good as it); the
@@ -770,7 +762,7 @@ __device__ unsigned int piece_rank_window(const P& p, It window, std::int64_t of
       const W exact = block_radix_select(length, from_window, need, sh);
       if (threadIdx.x == 0) sh.count = kept;
       __syncthreads();
-      piece_filter_pass_ballot(p, window, length, kept, exact, buffer, &sh.count);
+      piece_filter_pass<true>(p, window, length, kept, exact, buffer, &sh.count);
       __syncthreads();
       count = sh.count;
     }
@@ -1061,7 +1053,7 @@ __device__ unsigned int top_k_stream_filter(const P& p, It piece, std::int64_t f
   for (;;) {
     if (threadIdx.x == 0) sh.count = 0;
     __syncthreads();
-    piece_filter_pass(p, chunk, length, static_cast<unsigned int>(from), t, buffer, &sh.count);
+    piece_filter_pass<false>(p, chunk, length, static_cast<unsigned int>(from), t, buffer, &sh.count);
     __syncthreads();
     const unsigned int count = sh.count;
     if (count <= static_cast<unsigned int>(pieces_top_k_capacity)) return count;
