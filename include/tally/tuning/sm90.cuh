@@ -11,8 +11,9 @@
 /// The small-input rules (top_k_small, top2_small, copy_if_small) come from a sweep of
 /// shapes at 2^10..2^20 on 2026-11-25: a second kernel with smaller tiles runs up to the
 /// rule's size, where the class's large tiles would leave most SMs idle. copy_if_small's
-/// and copy_if_unordered_small's shapes come from an A/B of the GPU's time per call
-/// against dd57f55 on 2026-11-26 (docs/performance.md#ab-split). The reductions' small-input
+/// shape comes from an A/B of the GPU's time per call against dd57f55 on 2026-11-26
+/// (docs/performance.md#ab-split), copy_if_unordered_small's from the same A/B back to
+/// back on 2026-11-27 (docs/performance.md#unordered-one-block). The reductions' small-input
 /// rules (integer_sum_small .. extremum_small: one tile of 4096, read in one round) come
 /// from the same A/B on 2026-11-27 (docs/performance.md#small-reductions).
 /// The µs behind each row are those of that run (docs/performance.md).
@@ -47,7 +48,7 @@ TALLY_HOST_DEVICE constexpr rule_table sm90_table() {
   {kernel_class::top_k_small, any_size, 32,       {backend_id::shared_memory, 128, 8}, 18},   // float top_k<32>: 2^10 19.32, 2^16 42.53, 2^18 48.54 us (512 x 4: 26.75, 55.52, 57.44)
   {kernel_class::top2_small,        4, any_size, {backend_id::atomic,        256, 8}, 20},   // float top_k<2>: 2^14 3.89, 2^18 4.66, 2^20 7.20 us (1024 x 8: 4.91, 5.71, 7.68)
   {kernel_class::copy_if_small,     4, any_size, {backend_id::warp_shuffle,  512, 8}, 18},   // int32 stable, GPU time (tally_ab --timing=queued) / dd57f55's: 2^10 1.04, 2^12 1.00, 2^16 1.04, 2^18 1.00 (shared_memory 128 x 8: 0.95, 1.41, 1.03, 1.12)
-  {kernel_class::copy_if_unordered_small, 4, any_size, {backend_id::shared_memory, 128, 8}, 20},  // float unordered, GPU time / dd57f55's: 2^10 1.00, 2^12 1.12, 2^16 1.00, 2^18 0.99 (copy_if_unordered's 128 x 16: 1.17, 1.29, 1.14, 1.06)
+  {kernel_class::copy_if_unordered_small, 4, any_size, {backend_id::warp_shuffle,  512, 8}, 20},  // float unordered, back to back (tally_ab calls) / dd57f55's, 2026-11-27: 2^10 1.00, 2^12 0.99-1.03, 2^14 1.00, 2^16 1.01; GPU time 1.15, 0.99, 0.85, 0.93 (shared_memory 128 x 8: calls 2^12 1.05-1.07, a scratch lease's host time for 4 blocks; GPU 0.97, 0.91, 0.75, 0.77)
   {kernel_class::integer_sum_small,  4, any_size, {backend_id::atomic,        256, 16}, 12},  // int32, GPU time / dd57f55's: 2^10 1.01, 2^11 0.90, 2^12 1.08 (integer_sum's 512 x 16: 1.05, 1.12, 1.75)
   {kernel_class::floating_sum_small, 4, any_size, {backend_id::atomic,        256, 16}, 12},  // float: 2^10 1.02, 2^11 0.91, 2^12 1.08 (512 x 16: 1.05, 1.12, 1.76)
   {kernel_class::min_max_small,      4, any_size, {backend_id::atomic,        256, 16}, 12},  // float max: 2^10 1.05, 2^11 0.97, 2^12 1.16 (1024 x 8: 1.00, 1.00, 1.39)
