@@ -142,6 +142,7 @@ const tally_ab::entry ab_table[] = {
     AB_AUTO("float_topk8", top_run<8>),
     AB_AUTO("float_topk64", top_run<64>),
     AB_AUTO("float_topk256", top_run<256>),
+    AB_AUTO("float_topk1024", top_run<1024>),
     AB_AUTO("float_topk8_ascending", top_run<8>),
     AB_AUTO("float_topk8_constant", top_run<8>),
     AB_AUTO("float_topk64_ascending", top_run<64>),

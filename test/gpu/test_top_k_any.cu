@@ -125,6 +125,38 @@ TEST_CASE("run-time k top_k: 2^24 + 5 random floats, k = 1, 50, 1024, 2^16 + 1")
   top_k_any::check_k(c.ptr, c.host(), 1000, tally::less<>{}, "float constant");
 }
 
+TEST_CASE("run-time k top_k: one block sorts up to 4096 items, and up to 4096 candidates") {
+  // Values of at most 4 bytes pack with their index in 64 bits below 2^32 items, and one
+  // block sorts up to 4096 such keys (select_sort_capacity, sort_keys.cuh: shares of 128
+  // and 256 a warp): every input of at most 4096 items that the stream kernel does not take
+  // (k > 64 and fewer than 16 k items), and a sampled threshold's candidates up to 4096
+  // (2^18 items at k = 1024: about 2560). Sizes around the shares' and the block's edges.
+  std::vector<long long> sizes = {129, 257, 2047, 2048, 2049, 3000, 4095, 4096};
+  if (tt::sanitizing()) sizes = {257, 4096};
+  for (long long n : sizes) {
+    for (tt::pattern p : tt::patterns_for<float>(n)) {
+      const tt::dataset<float> d = tt::make_data<float>(n, p);
+      const std::vector<float> host = d.host();
+      for (long long k : {65LL, 257LL, 1000LL, 1024LL, 2048LL, n - 1, n})
+        if (k >= 1 && k <= n) top_k_any::check_k(d.ptr, host, k, tally::less<>{}, std::string("float ") + tt::pattern_name(p));
+      top_k_any::check_k(d.ptr, host, n, tally::greater<>{}, std::string("float ") + tt::pattern_name(p));
+    }
+    const tt::dataset<std::int8_t> b = tt::make_data<std::int8_t>(n, tt::pattern::random);
+    top_k_any::check_k(b.ptr, b.host(), n / 2, tally::less<>{}, "int8 random");
+    const tt::dataset<double> w = tt::make_data<double>(n, tt::pattern::random);  // 8 bytes: no packing
+    top_k_any::check_k(w.ptr, w.host(), n / 2, tally::less<>{}, "double random");
+  }
+  if (tt::sanitizing()) return;
+  for (long long n : {1LL << 18, (1LL << 18) + 1}) {
+    for (tt::pattern p : {tt::pattern::random, tt::pattern::sorted, tt::pattern::reversed, tt::pattern::constant}) {
+      const tt::dataset<float> d = tt::make_data<float>(n, p);
+      const std::vector<float> host = d.host();
+      for (long long k : {1024LL, 2048LL, 4096LL})
+        top_k_any::check_k(d.ptr, host, k, tally::less<>{}, std::string("float ") + tt::pattern_name(p));
+    }
+  }
+}
+
 TEST_CASE("run-time k top_k: one row split across the GPU, at the limits of that way") {
   // Flat inputs of at most 4 bytes stream as one row (fewer than 8192 items: one block) in up to
   // 2 x SMs chunks (stream_dispatch.cuh) up to a size that depends on k (2^23 for

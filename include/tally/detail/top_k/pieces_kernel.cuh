@@ -510,51 +510,6 @@ __device__ W block_radix_select(std::int64_t count, WordAt word_at, unsigned int
   return t;
 }
 
-template <class W>
-__device__ TALLY_FORCEINLINE W shfl_xor_word(const W& w, int mask) {
-  if constexpr (std::is_same_v<W, unsigned long long>) {
-    return __shfl_xor_sync(0xffffffffu, w, mask);
-  } else {
-    return W{__shfl_xor_sync(0xffffffffu, w.key, mask), __shfl_xor_sync(0xffffffffu, w.inv, mask)};
-  }
-}
-
-/// A warp's 32 E words in registers (word i = 32 j + lane in v[j]) sorted best first: a
-/// bitonic network; exchanges across lanes by shuffles, across a lane's words (strides of
-/// 32 and more) in place.
-template <int E, class W>
-__device__ TALLY_FORCEINLINE void warp_sort_registers(W (&v)[E]) {
-  const int lane = static_cast<int>(threadIdx.x & 31);
-#pragma unroll
-  for (int span = 2; span <= 32 * E; span *= 2) {
-#pragma unroll
-    for (int stride = span / 2; stride > 0; stride /= 2) {
-      if (stride >= 32) {
-        const int s = stride / 32;
-#pragma unroll
-        for (int j = 0; j < E; ++j) {
-          if (j & s) continue;
-          const bool best_first = ((32 * j + lane) & span) == 0;
-          const bool swap = select_better(v[j + s], v[j]) == best_first;
-          if (swap) {
-            const W x = v[j];
-            v[j] = v[j + s];
-            v[j + s] = x;
-          }
-        }
-      } else {
-#pragma unroll
-        for (int j = 0; j < E; ++j) {
-          const int i = 32 * j + lane;
-          const W other = shfl_xor_word(v[j], stride);
-          const bool best_first = (i & span) == 0, lower = (i & stride) == 0;
-          if (select_better(other, v[j]) == (lower == best_first)) v[j] = other;
-        }
-      }
-    }
-  }
-}
-
 /// One warp sorts a[0..count) (count <= 32 E) best first in its registers.
 template <int E, class W>
 __device__ void warp_sort_words(W* a, int count) {
@@ -594,7 +549,7 @@ __device__ void sort_words(W* a, int count) {
     }
     __syncthreads();
   } else if constexpr (Large) {
-    block_sort_keys(a, count);
+    block_sort_keys_shared(a, count);
   }
 }
 

@@ -40,9 +40,9 @@ struct select_sampling {
   std::int64_t count = 0;
   unsigned long long rank = 0;
 };
-inline select_sampling select_samples(std::int64_t n, std::int64_t k, std::int64_t buffer_capacity) {
+inline select_sampling select_samples(std::int64_t n, std::int64_t k, int key_bits, std::int64_t buffer_capacity) {
   select_sampling s;
-  if (select_sorts_all(n, k)) return s;  // one block sorts it all
+  if (select_sorts_all(n, k, key_bits)) return s;  // one block sorts it all
   std::int64_t m = n / 256;
   if (m < 4096) m = n < 4096 ? n : 4096;
   if (m > (std::int64_t(1) << 20)) m = std::int64_t(1) << 20;
@@ -83,18 +83,22 @@ void dispatch_top_k_select(const char* algorithm, const Policy& policy, const de
     if (per_sm < 1) throw_error(algorithm, "the selection kernel cannot run on this device");
     if (ctx.device >= 0 && ctx.device < max_cached_devices) occupancy[ctx.device].store(per_sm);
   }
+  constexpr int key_bits = int(8 * sizeof(V));
+  // The bit width of n (2^index_bits > n; n < 2^63, so at most 63).
+  const int index_bits = cuda::std::bit_width(static_cast<std::uint64_t>(n));
   const std::int64_t items_per_block = std::int64_t(select_threads) * select_items_per_thread;
   std::int64_t grid = (n + items_per_block - 1) / items_per_block;
   const std::int64_t resident = std::int64_t(per_sm) * ctx.sm_count;
   if (grid > resident) grid = resident;
+  if (select_sorts_all(n, k, key_bits)) grid = 1;  // one block sorts it all; others would repeat it
 
   const std::int64_t capacity = select_buffer_capacity(n);
-  const bool merge = k > select_sort_chunk;
+  const bool merge = k > select_sort_capacity(key_bits, index_bits);
   const std::size_t state_bytes = align_up(sizeof(select_state), 256);
   const std::size_t chosen_bytes = align_up(std::size_t(k) * sizeof(unsigned long long), 256);
   const std::size_t buffer_bytes = align_up(std::size_t(capacity) * sizeof(unsigned long long), 256);
   const std::size_t sorted_bytes = merge ? align_up(std::size_t(k) * sizeof(select_key), 256) : 0;
-  const select_sampling sampling = select_samples(n, k, capacity);
+  const select_sampling sampling = select_samples(n, k, key_bits, capacity);
   const std::size_t sample_bytes = align_up(std::size_t(sampling.count) * sizeof(select_key), 256);
   const call_stream where = call_stream_of(policy);
   scratch_lease lease(algorithm, ctx, where, state_bytes + chosen_bytes + 2 * buffer_bytes + 2 * sorted_bytes + sample_bytes);
@@ -104,9 +108,8 @@ void dispatch_top_k_select(const char* algorithm, const Policy& policy, const de
   p.first = first;
   p.n = n;
   p.k = k;
-  p.key_bits = int(8 * sizeof(V));
-  // The bit width of n (2^index_bits > n; n < 2^63, so at most 63).
-  p.index_bits = cuda::std::bit_width(static_cast<std::uint64_t>(n));
+  p.key_bits = key_bits;
+  p.index_bits = index_bits;
   p.largest = is_default_less_v<Compare, V>;
   p.values = values;
   p.indices = indices;

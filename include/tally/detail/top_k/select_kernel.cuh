@@ -24,13 +24,14 @@
 // the dispatch) give a threshold that about 1.5 k + 16 n / m items beat; one lean pass
 // (threshold_pass: 16-byte loads, one compare and a ballot per item) writes those to a
 // buffer, and the select runs on the buffer, or one block just sorts it when it holds at
-// most 2048. Only when fewer than k beat the threshold, or too many to keep, does the
+// most 2048 (4096 where the keys pack in 64 bits). Only when fewer than k beat the threshold, or too many to keep, does the
 // select start over on the input (one read more).
 //
 // Then the k chosen items are sorted by composite key (best first): one block sorts up to
-// select_sort_chunk of them in shared memory (a bitonic network); more are sorted in
-// chunks and the sorted chunks merged in rounds, each item placed by a binary search for
-// its rank in the other run of its pair (the keys are distinct, so ranks never collide).
+// select_sort_capacity of them (sort_keys.cuh: a bitonic network, mostly in registers);
+// more are sorted in chunks and the sorted chunks merged in rounds, each item placed by a
+// binary search for its rank in the other run of its pair (the keys are distinct, so
+// ranks never collide).
 //
 // Blocks meet at grid barriers (grid/barrier.cuh): the launch is cooperative, so every
 // block is resident. Scratch: the select_state (zeroed by block 0 at the start, before
@@ -38,6 +39,7 @@
 
 #include <tally/detail/float_order.cuh>
 #include <tally/detail/runtime/pdl.cuh>
+#include <tally/detail/top_k/sort_keys.cuh>
 #include <tally/grid/barrier.cuh>
 
 #include <cstdint>
@@ -54,22 +56,23 @@ inline constexpr int select_items_per_thread = 4;              // loads in fligh
 // unbounded) too few loads are in flight to keep a pass at the memory's speed.
 inline constexpr int select_blocks_per_sm = 2;
 
-/// Whether one block sorts the whole input (no select): up to 1024 items, or k most of
-/// at most 2048. On the H200 sorting 1024 packed keys in one block took 12 µs, selecting
-/// 8 of them through the sampled threshold 21 µs (its phases and barriers); 2048 items
-/// selected down to a few dozen take about what sorting them all does.
-TALLY_HOST_DEVICE constexpr bool select_sorts_all(std::int64_t n, std::int64_t k) {
-  return n <= 1024 || (n <= select_sort_chunk && 2 * k >= n);
+/// Keys one block sorts in its shared memory at once (sort_keys.cuh): select_sort_chunk
+/// composite keys, or twice as many where they pack in 64 bits (the order key above the
+/// inverted index: key_bits + index_bits <= 64).
+TALLY_HOST_DEVICE constexpr std::int64_t select_sort_capacity(int key_bits, int index_bits) {
+  return key_bits + index_bits <= 64 ? 2 * select_sort_chunk : select_sort_chunk;
 }
 
-/// An item's composite key: larger is better.
-struct select_key {
-  unsigned long long key;
-  unsigned long long inv;
-};
-
-TALLY_HOST_DEVICE TALLY_FORCEINLINE bool select_better(const select_key& a, const select_key& b) {
-  return a.key > b.key || (a.key == b.key && a.inv > b.inv);
+/// Whether one block sorts the whole input (no select): up to 1024 items, k most of at
+/// most 2048, or, for values of at most 4 bytes (keys that pack in 64 bits up to 4096
+/// items), up to 4096 items. On the H200 sorting 1024 packed keys in one block with the
+/// network in shared memory took 12 µs, selecting 8 of them through the sampled threshold
+/// 21 µs (its phases and barriers), and the select of k = 1024 of 4096 floats about 40 µs
+/// on the H100 (docs/performance.md#stream-pass-mask); sorting in registers
+/// (sort_keys.cuh) takes a fraction of the first.
+TALLY_HOST_DEVICE constexpr bool select_sorts_all(std::int64_t n, std::int64_t k, int key_bits) {
+  if (key_bits <= 32 && n <= 2 * select_sort_chunk) return true;
+  return n <= 1024 || (n <= select_sort_chunk && 2 * k >= n);
 }
 
 /// The state the blocks share, zeroed at the start of each launch.
@@ -96,7 +99,7 @@ struct select_params {
   unsigned long long* chosen;     // k indices
   unsigned long long* buffer[2];  // buffer_capacity indices each
   std::int64_t buffer_capacity;
-  select_key* sorted[2];          // k keys each (only when k > select_sort_chunk)
+  select_key* sorted[2];          // k keys each (only when k > select_sort_capacity)
   select_key* samples;            // sample_count keys (the threshold's estimate)
   std::int64_t sample_count;      // 0: no threshold pass
   unsigned long long sample_rank; // the threshold: about the sample_rank-th best sample
@@ -469,7 +472,7 @@ __device__ TALLY_FORCEINLINE select_key with_digit(const P& p, select_key prefix
 }
 
 /// The bucket that holds the r-th best of a histogram (counting from the top bucket):
-/// b, and how many items lie above it. Every thread calls it; `sums` is select_threads
+/// b, and how many items lie above it. Every thread calls it; `sums` is select_threads / 32
 /// words of shared memory.
 struct select_bucket {
   unsigned int b;
@@ -490,17 +493,25 @@ inline __device__ select_bucket find_bucket(const unsigned long long* hist, unsi
     mine[i] = hist[t * per_thread + i];
     own += mine[i];
   }
-  sums[t] = own;
-  __syncthreads();
-  // Inclusive suffix sums over the threads (Hillis-Steele; 9 steps).
-  for (int offset = 1; offset < select_threads; offset *= 2) {
-    const unsigned long long add = t + offset < select_threads ? sums[t + offset] : 0;
-    __syncthreads();
-    sums[t] += add;
-    __syncthreads();
+  // Suffix sums over the threads: inside a warp by shuffles, across warps through one word
+  // a warp of `sums` (two barriers; a scan of every thread's word in shared memory took 18).
+  const int lane = t & 31, warp = t >> 5;
+  unsigned long long suffix = own;  // own and every later lane's of the warp
+#pragma unroll
+  for (int offset = 1; offset < 32; offset *= 2) {
+    const unsigned long long later = __shfl_down_sync(0xffffffffu, suffix, offset);
+    if (lane + offset < 32) suffix += later;
   }
-  const unsigned long long above_me = t + 1 < select_threads ? sums[t + 1] : 0;  // buckets above mine
-  if (t == 0) result->total = sums[0];
+  if (lane == 0) sums[warp] = suffix;
+  __syncthreads();
+  unsigned long long total = 0, later_warps = 0;
+  for (int w = 0; w < select_threads / 32; ++w) {
+    const unsigned long long x = sums[w];
+    total += x;
+    if (w > warp) later_warps += x;
+  }
+  const unsigned long long above_me = suffix - own + later_warps;  // buckets above mine
+  if (t == 0) result->total = total;
   if (above_me < r && above_me + own >= r) {
     unsigned long long acc = above_me;
     for (int i = per_thread - 1; i >= 0; --i) {
@@ -517,35 +528,6 @@ inline __device__ select_bucket find_bucket(const unsigned long long* hist, unsi
   return *result;
 }
 
-TALLY_HOST_DEVICE TALLY_FORCEINLINE bool select_better(unsigned long long a, unsigned long long b) { return a > b; }
-TALLY_HOST_DEVICE TALLY_FORCEINLINE unsigned long long select_worst(unsigned long long) { return 0; }
-TALLY_HOST_DEVICE TALLY_FORCEINLINE select_key select_worst(const select_key&) { return select_key{0, 0}; }
-
-/// Sorts s[0..count) best first in shared memory (count <= select_sort_chunk), padding
-/// with the all-zero key, which no item has. Key: select_key, or the packed 64-bit form.
-template <class Key>
-__device__ void block_sort_keys(Key* s, int count) {
-  int size = 1;
-  while (size < count) size *= 2;
-  for (int i = count + static_cast<int>(threadIdx.x); i < size; i += blockDim.x) s[i] = select_worst(Key{});
-  __syncthreads();
-  for (int span = 2; span <= size; span *= 2) {
-    for (int stride = span / 2; stride > 0; stride /= 2) {
-      for (int i = threadIdx.x; i < size / 2; i += blockDim.x) {
-        const int lo = 2 * i - (i & (stride - 1));
-        const int hi = lo + stride;
-        const bool best_first = (lo & span) == 0;
-        const Key a = s[lo], b = s[hi];
-        if (best_first ? select_better(b, a) : select_better(a, b)) {
-          s[lo] = b;
-          s[hi] = a;
-        }
-      }
-      __syncthreads();
-    }
-  }
-}
-
 template <class P>
 __device__ TALLY_FORCEINLINE void write_result(const P& p, std::int64_t j, const select_key& c) {
   using Value = iter_value_t<decltype(p.first)>;
@@ -555,7 +537,7 @@ __device__ TALLY_FORCEINLINE void write_result(const P& p, std::int64_t j, const
   p.indices[j] = index;
 }
 
-/// One block: sorts the items at index_at(0 .. count) (count <= select_sort_chunk) best
+/// One block: sorts the items at index_at(0 .. count) (count <= select_sort_capacity) best
 /// first and writes the first min(k, count). The keys are packed in 64 bits (the order
 /// key above the inverted index) where they fit, which halves the shared-memory traffic
 /// of the sort and makes a comparison one 64-bit compare.
@@ -592,7 +574,7 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
   __shared__ select_bucket bucket;
   // A small input, or k most of it (one block: the grid is at most one per 2048 items):
   // sort it all in shared memory.
-  if (select_sorts_all(p.n, p.k)) {
+  if (select_sorts_all(p.n, p.k, p.key_bits)) {
     sort_and_write(p, sh.keys, static_cast<int>(p.n), [](int i) { return std::int64_t(i); });
     return;
   }
@@ -665,7 +647,8 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
     const unsigned long long candidates = st.buffered[1];
     s.threshold = false;
     s.histogram = true;
-    if (candidates >= needed && candidates <= static_cast<unsigned long long>(select_sort_chunk)) {
+    if (candidates >= needed &&
+        candidates <= static_cast<unsigned long long>(select_sort_capacity(p.key_bits, p.index_bits))) {
       // Few enough for one block to sort them all: the k best are the first k.
       if (blockIdx.x == 0) {
         const unsigned long long* chosen = p.buffer[1];
@@ -740,7 +723,7 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
 
   // --- sort the k chosen, best first, and write them ----------------------------------
   const std::int64_t k = p.k;
-  if (k <= select_sort_chunk) {
+  if (k <= select_sort_capacity(p.key_bits, p.index_bits)) {
     if (blockIdx.x == 0) {
       const unsigned long long* chosen = p.chosen;
       sort_and_write(p, sh.keys, static_cast<int>(k), [chosen](int i) { return static_cast<std::int64_t>(chosen[i]); });

@@ -1,0 +1,242 @@
+#pragma once
+// Sorting the top_k kernels' keys best (largest) first inside one block: composite keys
+// (select_key, 16 bytes) or words packed in 64 bits, up to a few thousand of them.
+//
+// A bitonic network whose stages run where they are cheapest. A warp holds 32 E keys in
+// registers (key 32 j + lane of its share in the lane's v[j]): strides of 32 and more are
+// exchanges inside a lane, smaller ones shuffles, and neither needs a barrier. Only the
+// stages whose pairs lie in two warps' shares go through shared memory, one barrier a
+// stage. The whole network in shared memory paid a barrier at every stage (66 for 2048
+// keys; 36 of them for 256 words took 10 µs on the H200, docs/performance.md); here 2048
+// keys in 16 warps' shares of 128 pay 16 barriers, and what one warp holds (128 keys, or
+// 256 words of 64 bits) two.
+//
+// The merges across warps use the network's "flip" form: every share is sorted best
+// first (not in alternating directions), and a merge of two sorted runs compares key i of
+// the first with key span - 1 - i of the second (the second run reversed), which leaves
+// the better half of the pair in the first run as a bitonic sequence; half-cleaners
+// (strides span / 4 .. 1, the better key to the lower index) then sort each run.
+
+#include <tally/detail/config.cuh>
+
+#include <type_traits>
+
+TALLY_NAMESPACE_BEGIN
+namespace detail {
+
+/// An item's composite key: larger is better.
+struct select_key {
+  unsigned long long key;
+  unsigned long long inv;
+};
+
+TALLY_HOST_DEVICE TALLY_FORCEINLINE bool select_better(const select_key& a, const select_key& b) {
+  return a.key > b.key || (a.key == b.key && a.inv > b.inv);
+}
+TALLY_HOST_DEVICE TALLY_FORCEINLINE bool select_better(unsigned long long a, unsigned long long b) { return a > b; }
+/// The all-zero key, which no item has: the padding of a sort.
+TALLY_HOST_DEVICE TALLY_FORCEINLINE unsigned long long select_worst(unsigned long long) { return 0; }
+TALLY_HOST_DEVICE TALLY_FORCEINLINE select_key select_worst(const select_key&) { return select_key{0, 0}; }
+
+template <class W>
+__device__ TALLY_FORCEINLINE W shfl_xor_word(const W& w, int mask) {
+  if constexpr (std::is_same_v<W, unsigned long long>) {
+    return __shfl_xor_sync(0xffffffffu, w, mask);
+  } else {
+    return W{__shfl_xor_sync(0xffffffffu, w.key, mask), __shfl_xor_sync(0xffffffffu, w.inv, mask)};
+  }
+}
+
+/// A warp's 32 E words in registers (word i = 32 j + lane in v[j]) sorted best first: a
+/// bitonic network; exchanges across lanes by shuffles, across a lane's words (strides of
+/// 32 and more) in place.
+template <int E, class W>
+__device__ TALLY_FORCEINLINE void warp_sort_registers(W (&v)[E]) {
+  const int lane = static_cast<int>(threadIdx.x & 31);
+#pragma unroll
+  for (int span = 2; span <= 32 * E; span *= 2) {
+#pragma unroll
+    for (int stride = span / 2; stride > 0; stride /= 2) {
+      if (stride >= 32) {
+        const int s = stride / 32;
+#pragma unroll
+        for (int j = 0; j < E; ++j) {
+          if (j & s) continue;
+          const bool best_first = ((32 * j + lane) & span) == 0;
+          const bool swap = select_better(v[j + s], v[j]) == best_first;
+          if (swap) {
+            const W x = v[j];
+            v[j] = v[j + s];
+            v[j + s] = x;
+          }
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < E; ++j) {
+          const int i = 32 * j + lane;
+          const W other = shfl_xor_word(v[j], stride);
+          const bool best_first = (i & span) == 0, lower = (i & stride) == 0;
+          if (select_better(other, v[j]) == (lower == best_first)) v[j] = other;
+        }
+      }
+    }
+  }
+}
+
+/// The half-cleaners of a merge (strides 16 E .. 1, the better word to the lower index)
+/// over a warp's 32 E words in registers: a bitonic sequence in, sorted best first out.
+template <int E, class W>
+__device__ TALLY_FORCEINLINE void warp_merge_registers(W (&v)[E]) {
+  const int lane = static_cast<int>(threadIdx.x & 31);
+#pragma unroll
+  for (int stride = 16 * E; stride > 0; stride /= 2) {
+    if (stride >= 32) {
+      const int s = stride / 32;
+#pragma unroll
+      for (int j = 0; j < E; ++j) {
+        if (j & s) continue;
+        if (select_better(v[j + s], v[j])) {
+          const W x = v[j];
+          v[j] = v[j + s];
+          v[j + s] = x;
+        }
+      }
+    } else {
+      const bool lower = (lane & stride) == 0;
+#pragma unroll
+      for (int j = 0; j < E; ++j) {
+        const W other = shfl_xor_word(v[j], stride);
+        if (lower ? select_better(other, v[j]) : select_better(v[j], other)) v[j] = other;
+      }
+    }
+  }
+}
+
+/// One compare-exchange stage of the network over s[0..size) in shared memory: pair q of
+/// size / 2 is (lo, hi), the better word to lo; then a barrier.
+template <class W, class Pair>
+__device__ TALLY_FORCEINLINE void shared_stage(W* s, int size, Pair pair) {
+  for (int q = static_cast<int>(threadIdx.x); q < size / 2; q += static_cast<int>(blockDim.x)) {
+    int lo, hi;
+    pair(q, lo, hi);
+    const W a = s[lo], b = s[hi];
+    if (select_better(b, a)) {
+      s[lo] = b;
+      s[hi] = a;
+    }
+  }
+  __syncthreads();
+}
+
+/// s[0..size) (size a power of two, 32 E <= size <= 32 E x the block's warps) sorted best
+/// first: the first size / (32 E) warps each sort a share of 32 E in registers, then the
+/// shares merge in rounds (the flip and the strides across shares in shared memory, the
+/// strides inside a share in registers). Every thread calls it; ends synchronised.
+template <int E, class W>
+__device__ void block_sort_shares(W* s, int size) {
+  constexpr int share = 32 * E;
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const bool holds = static_cast<int>(threadIdx.x >> 5) < size / share;  // whole warps: shuffles need all lanes
+  W* mine = s + (threadIdx.x >> 5) * share;
+  W v[E];
+  if (holds) {
+#pragma unroll
+    for (int j = 0; j < E; ++j) v[j] = mine[32 * j + lane];
+    warp_sort_registers(v);
+  }
+  for (int span = 2 * share; span <= size; span *= 2) {
+    if (holds) {
+#pragma unroll
+      for (int j = 0; j < E; ++j) mine[32 * j + lane] = v[j];
+    }
+    __syncthreads();
+    const int half = span / 2;
+    // The flip: key o of a span's first run against key span - 1 - o (its second run read backwards).
+    shared_stage(s, size, [&](int q, int& lo, int& hi) {
+      const int base = (q / half) * span, o = q & (half - 1);
+      lo = base + o;
+      hi = base + span - 1 - o;
+    });
+    for (int stride = span / 4; stride >= share; stride /= 2)
+      shared_stage(s, size, [&](int q, int& lo, int& hi) {
+        lo = 2 * q - (q & (stride - 1));
+        hi = lo + stride;
+      });
+    if (holds) {
+#pragma unroll
+      for (int j = 0; j < E; ++j) v[j] = mine[32 * j + lane];
+      warp_merge_registers(v);
+    }
+  }
+  if (holds) {
+#pragma unroll
+    for (int j = 0; j < E; ++j) mine[32 * j + lane] = v[j];
+  }
+  __syncthreads();
+}
+
+/// The whole network in shared memory: s[0..count) sorted best first, s having room for
+/// the next power of two >= count, whose tail is filled with the worst key. A barrier a
+/// stage; block_sort_keys' fallback, and the sort of the top_k pieces kernel, whose
+/// register budget (two blocks of 512 an SM, with its passes' state live) leaves none for
+/// shares in registers.
+template <class W>
+__device__ void block_sort_keys_shared(W* s, int count) {
+  int size = 1;
+  while (size < count) size *= 2;
+  for (int i = count + static_cast<int>(threadIdx.x); i < size; i += static_cast<int>(blockDim.x))
+    s[i] = select_worst(W{});
+  __syncthreads();
+  for (int span = 2; span <= size; span *= 2) {
+    for (int stride = span / 2; stride > 0; stride /= 2) {
+      for (int i = threadIdx.x; i < size / 2; i += blockDim.x) {
+        const int lo = 2 * i - (i & (stride - 1));
+        const int hi = lo + stride;
+        const bool best_first = (lo & span) == 0;
+        const W a = s[lo], b = s[hi];
+        if (best_first ? select_better(b, a) : select_better(a, b)) {
+          s[lo] = b;
+          s[hi] = a;
+        }
+      }
+      __syncthreads();
+    }
+  }
+}
+
+/// Sorts s[0..count) best first; s has room for the next power of two >= max(count, 128),
+/// whose tail is filled with the worst key (no item's). Every thread of the block calls
+/// it; ends synchronised. Words packed in 64 bits go in shares of 128 a warp (E = 4), or
+/// 256 (E = 8) where that is one warp or fills the block (4096 words on 16 warps): two
+/// shapes, so that a call site compiles two networks (each unrolled), not one per E.
+/// Beyond what the block's warps hold, the network in shared memory alone. Not inlined:
+/// the select kernel calls it from four places, and inlined there the networks made the
+/// kernel spill 2 KB.
+template <class W>
+__device__ __noinline__ void block_sort_keys(W* s, int count) {
+  if constexpr (sizeof(W) > 8) {
+    // Composite keys that do not pack (8-byte values, or inputs of 2^32 items or more):
+    // not worth a network of their own at every call site (one costs about 0.5-1 s of
+    // nvcc -O3); they keep the shared-memory network.
+    block_sort_keys_shared(s, count);
+    return;
+  }
+  int size = 128;
+  while (size < count) size *= 2;
+  for (int i = count + static_cast<int>(threadIdx.x); i < size; i += static_cast<int>(blockDim.x))
+    s[i] = select_worst(W{});
+  __syncthreads();
+  const int warps = static_cast<int>(blockDim.x >> 5);
+  if (size == 256 || size == 256 * warps) {
+    block_sort_shares<8>(s, size);
+    return;
+  }
+  if (size <= 128 * warps) {
+    block_sort_shares<4>(s, size);
+    return;
+  }
+  block_sort_keys_shared(s, count);
+}
+
+}  // namespace detail
+TALLY_NAMESPACE_END
