@@ -31,11 +31,14 @@ inline std::int64_t select_buffer_capacity(std::int64_t n) {
   return capacity < n ? capacity : n;
 }
 
-/// The threshold's samples: n / 256, at least 2^12 (or n), at most 2^20; none for inputs
-/// one block sorts, or when the expected candidates would not fit a quarter of the buffer. sample_rank: the expected number of items at least as
-/// good as the threshold is about sample_rank * n / m = 1.5 k + 16 n / m, so that a draw
-/// with fewer than k is rare (its relative spread is 1 / sqrt(sample_rank)), and for k up
-/// to about a thousand the candidates usually fit one block's sort (2048).
+/// The threshold's samples: n / 64 up to 2^16, then n / 256 (at least 2^16 from there), at
+/// least 2^12 (or n), at most 2^20; none for inputs one block sorts, or when the expected
+/// candidates would not fit a quarter of the buffer. sample_rank: the expected number of
+/// items at least as good as the threshold is about sample_rank * n / m = 1.5 k + 16 n / m,
+/// so that a draw with fewer than k is rare (its relative spread is 1 / sqrt(sample_rank)),
+/// and for k up to about a thousand the candidates usually fit one block's sort (4096
+/// packed keys): with n / 256 samples, 2^20 floats at k = 1024 expected 5632 candidates
+/// (the select then ran its radix passes over them), with n / 64 2560.
 struct select_sampling {
   std::int64_t count = 0;
   unsigned long long rank = 0;
@@ -43,7 +46,8 @@ struct select_sampling {
 inline select_sampling select_samples(std::int64_t n, std::int64_t k, int key_bits, std::int64_t buffer_capacity) {
   select_sampling s;
   if (select_sorts_all(n, k, key_bits)) return s;  // one block sorts it all
-  std::int64_t m = n / 256;
+  std::int64_t m = n / 64;
+  if (m > (std::int64_t(1) << 16)) m = n / 256 > (std::int64_t(1) << 16) ? n / 256 : std::int64_t(1) << 16;
   if (m < 4096) m = n < 4096 ? n : 4096;
   if (m > (std::int64_t(1) << 20)) m = std::int64_t(1) << 20;
   const double expected = 1.5 * double(k) + 16.0 * double(n) / double(m);
