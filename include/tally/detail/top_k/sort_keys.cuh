@@ -1,6 +1,7 @@
 #pragma once
-// Sorting the top_k kernels' keys best (largest) first inside one block: composite keys
-// (select_key, 16 bytes) or words packed in 64 bits, up to a few thousand of them.
+// Sorting the top_k kernels' keys best (largest) first inside one block: words packed in
+// 64 bits (up to 4096) in warps' registers, composite keys (select_key, 16 bytes) in
+// shared memory.
 //
 // A bitonic network whose stages run where they are cheapest. A warp holds 32 E keys in
 // registers (key 32 j + lane of its share in the lane's v[j]): strides of 32 and more are
@@ -8,8 +9,8 @@
 // stages whose pairs lie in two warps' shares go through shared memory, one barrier a
 // stage. The whole network in shared memory paid a barrier at every stage (66 for 2048
 // keys; 36 of them for 256 words took 10 µs on the H200, docs/performance.md); here 2048
-// keys in 16 warps' shares of 128 pay 16 barriers, and what one warp holds (128 keys, or
-// 256 words of 64 bits) two.
+// words in 16 warps' shares of 128 pay 16 barriers, and what one warp holds (up to 256
+// words) two.
 //
 // The merges across warps use the network's "flip" form: every share is sorted best
 // first (not in alternating directions), and a merge of two sorted runs compares key i of
