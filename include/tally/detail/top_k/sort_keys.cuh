@@ -217,26 +217,25 @@ template <class W>
 __device__ __noinline__ void block_sort_keys(W* s, int count) {
   if constexpr (sizeof(W) > 8) {
     // Composite keys that do not pack (8-byte values, or inputs of 2^32 items or more):
-    // not worth a network of their own at every call site (one costs about 0.5-1 s of
-    // nvcc -O3); they keep the shared-memory network.
+    // not worth networks of their own at every call site (each costs about 0.5 s of
+    // nvcc -O3); they keep the shared-memory network. (In the else branch, so that the
+    // register networks are not even instantiated for them.)
     block_sort_keys_shared(s, count);
-    return;
+  } else {
+    int size = 128;
+    while (size < count) size *= 2;
+    for (int i = count + static_cast<int>(threadIdx.x); i < size; i += static_cast<int>(blockDim.x))
+      s[i] = select_worst(W{});
+    __syncthreads();
+    const int warps = static_cast<int>(blockDim.x >> 5);
+    if (size == 256 || size == 256 * warps) {
+      block_sort_shares<8>(s, size);
+    } else if (size <= 128 * warps) {
+      block_sort_shares<4>(s, size);
+    } else {
+      block_sort_keys_shared(s, count);
+    }
   }
-  int size = 128;
-  while (size < count) size *= 2;
-  for (int i = count + static_cast<int>(threadIdx.x); i < size; i += static_cast<int>(blockDim.x))
-    s[i] = select_worst(W{});
-  __syncthreads();
-  const int warps = static_cast<int>(blockDim.x >> 5);
-  if (size == 256 || size == 256 * warps) {
-    block_sort_shares<8>(s, size);
-    return;
-  }
-  if (size <= 128 * warps) {
-    block_sort_shares<4>(s, size);
-    return;
-  }
-  block_sort_keys_shared(s, count);
 }
 
 }  // namespace detail
