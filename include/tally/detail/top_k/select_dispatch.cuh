@@ -32,8 +32,8 @@ inline std::int64_t select_buffer_capacity(std::int64_t n) {
 }
 
 /// The threshold's samples: n / 64 up to 2^16, then n / 256 (at least 2^16 from there), at
-/// least 2^12 (or n), at most 2^20; none for inputs one block sorts, or when the expected
-/// candidates would not fit a quarter of the buffer. sample_rank: the expected number of
+/// least 2^12 (or n), at most 2^20 (not asked for inputs one block sorts); none when the
+/// expected candidates would not fit a quarter of the buffer. sample_rank: the expected number of
 /// items at least as good as the threshold is about sample_rank * n / m = 1.5 k + 16 n / m,
 /// so that a draw with fewer than k is rare (its relative spread is 1 / sqrt(sample_rank)),
 /// and for k up to about a thousand the candidates usually fit one block's sort (4096
@@ -43,9 +43,8 @@ struct select_sampling {
   std::int64_t count = 0;
   unsigned long long rank = 0;
 };
-inline select_sampling select_samples(std::int64_t n, std::int64_t k, int key_bits, std::int64_t buffer_capacity) {
+inline select_sampling select_samples(std::int64_t n, std::int64_t k, std::int64_t buffer_capacity) {
   select_sampling s;
-  if (select_sorts_all(n, k, key_bits)) return s;  // one block sorts it all
   std::int64_t m = n / 64;
   if (m > (std::int64_t(1) << 16)) m = n / 256 > (std::int64_t(1) << 16) ? n / 256 : std::int64_t(1) << 16;
   if (m < 4096) m = n < 4096 ? n : 4096;
@@ -94,19 +93,6 @@ void dispatch_top_k_select(const char* algorithm, const Policy& policy, const de
   std::int64_t grid = (n + items_per_block - 1) / items_per_block;
   const std::int64_t resident = std::int64_t(per_sm) * ctx.sm_count;
   if (grid > resident) grid = resident;
-  if (select_sorts_all(n, k, key_bits)) grid = 1;  // one block sorts it all; others would repeat it
-
-  const std::int64_t capacity = select_buffer_capacity(n);
-  const bool merge = k > select_sort_capacity(key_bits, index_bits);
-  const std::size_t state_bytes = align_up(sizeof(select_state), 256);
-  const std::size_t chosen_bytes = align_up(std::size_t(k) * sizeof(unsigned long long), 256);
-  const std::size_t buffer_bytes = align_up(std::size_t(capacity) * sizeof(unsigned long long), 256);
-  const std::size_t sorted_bytes = merge ? align_up(std::size_t(k) * sizeof(select_key), 256) : 0;
-  const select_sampling sampling = select_samples(n, k, key_bits, capacity);
-  const std::size_t sample_bytes = align_up(std::size_t(sampling.count) * sizeof(select_key), 256);
-  const call_stream where = call_stream_of(policy);
-  scratch_lease lease(algorithm, ctx, where, state_bytes + chosen_bytes + 2 * buffer_bytes + 2 * sorted_bytes + sample_bytes);
-  auto* base = static_cast<unsigned char*>(lease.view().partials);
 
   select_params<It, ValueOut, IndexOut> p{};
   p.first = first;
@@ -117,6 +103,40 @@ void dispatch_top_k_select(const char* algorithm, const Policy& policy, const de
   p.largest = is_default_less_v<Compare, V>;
   p.values = values;
   p.indices = indices;
+  const call_stream where = call_stream_of(policy);
+  // Cooperative where blocks meet at grid barriers: the driver refuses the launch unless
+  // every block can be resident. One block meets no other, so it needs no cooperative
+  // launch (which costs the driver more than a plain one).
+  const auto launch = [&](std::int64_t blocks) {
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeCooperative;
+    attribute.val.cooperative = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(static_cast<unsigned int>(blocks));
+    config.blockDim = dim3(select_threads);
+    config.stream = where.stream;
+    config.attrs = &attribute;
+    config.numAttrs = blocks > 1 ? 1 : 0;
+    check(cudaLaunchKernelEx(&config, kernel, p), algorithm, "kernel launch failed");
+  };
+  if (select_sorts_all(n, k, key_bits)) {
+    // One block sorts it all and touches no scratch: no lease (nor, with a caller's
+    // memory resource, an allocation a call).
+    launch(1);
+    return;
+  }
+
+  const std::int64_t capacity = select_buffer_capacity(n);
+  const bool merge = k > select_sort_capacity(key_bits, index_bits);
+  const std::size_t state_bytes = align_up(sizeof(select_state), 256);
+  const std::size_t chosen_bytes = align_up(std::size_t(k) * sizeof(unsigned long long), 256);
+  const std::size_t buffer_bytes = align_up(std::size_t(capacity) * sizeof(unsigned long long), 256);
+  const std::size_t sorted_bytes = merge ? align_up(std::size_t(k) * sizeof(select_key), 256) : 0;
+  const select_sampling sampling = select_samples(n, k, capacity);
+  const std::size_t sample_bytes = align_up(std::size_t(sampling.count) * sizeof(select_key), 256);
+  scratch_lease lease(algorithm, ctx, where, state_bytes + chosen_bytes + 2 * buffer_bytes + 2 * sorted_bytes + sample_bytes);
+  auto* base = static_cast<unsigned char*>(lease.view().partials);
+
   p.state = reinterpret_cast<select_state*>(base);
   p.chosen = reinterpret_cast<unsigned long long*>(base + state_bytes);
   p.buffer[0] = reinterpret_cast<unsigned long long*>(base + state_bytes + chosen_bytes);
@@ -130,20 +150,7 @@ void dispatch_top_k_select(const char* algorithm, const Policy& policy, const de
   p.arrivals = lease.view().counter;
   p.exits = static_cast<unsigned int*>(lease.view().slot);
 
-  // Cooperative: the driver refuses the launch unless every block can be resident, which
-  // the grid barriers need.
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeCooperative;
-  attribute.val.cooperative = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned int>(grid));
-  config.blockDim = dim3(select_threads);
-  config.stream = where.stream;
-  config.attrs = &attribute;
-  // One block meets no other: no barrier to wait at, so no need of the cooperative
-  // launch (which costs the driver more than a plain one).
-  config.numAttrs = grid > 1 ? 1 : 0;
-  check(cudaLaunchKernelEx(&config, kernel, p), algorithm, "kernel launch failed");
+  launch(grid);
 }
 
 }  // namespace detail

@@ -189,19 +189,16 @@ __device__ void block_sort_keys_shared(W* s, int count) {
     s[i] = select_worst(W{});
   __syncthreads();
   for (int span = 2; span <= size; span *= 2) {
-    for (int stride = span / 2; stride > 0; stride /= 2) {
-      for (int i = threadIdx.x; i < size / 2; i += blockDim.x) {
-        const int lo = 2 * i - (i & (stride - 1));
-        const int hi = lo + stride;
-        const bool best_first = (lo & span) == 0;
-        const W a = s[lo], b = s[hi];
-        if (best_first ? select_better(b, a) : select_better(a, b)) {
-          s[lo] = b;
-          s[hi] = a;
+    for (int stride = span / 2; stride > 0; stride /= 2)
+      shared_stage(s, size, [&](int q, int& lo, int& hi) {
+        lo = 2 * q - (q & (stride - 1));
+        hi = lo + stride;
+        if (lo & span) {  // a run sorted worst first: the better key goes up
+          const int x = lo;
+          lo = hi;
+          hi = x;
         }
-      }
-      __syncthreads();
-    }
+      });
   }
 }
 
