@@ -15,7 +15,9 @@
 /// (docs/performance.md#ab-split), copy_if_unordered_small's from the same A/B back to
 /// back on 2026-11-27 (docs/performance.md#unordered-one-block). The reductions' small-input
 /// rules (integer_sum_small .. extremum_small: one tile of 4096, read in one round) come
-/// from the same A/B on 2026-11-27 (docs/performance.md#small-reductions).
+/// from the same A/B on 2026-11-27 (docs/performance.md#small-reductions). top_k_small's
+/// rule for K = 8 and extremum's for 4-byte values come from the A/B of every size
+/// 2^10..2^28 on 2026-11-28 (docs/performance.md#top8-extremum-rules).
 /// The µs behind each row are those of that run (docs/performance.md).
 
 #include <tally/tuning/policy.cuh>
@@ -33,7 +35,7 @@ TALLY_HOST_DEVICE constexpr rule_table sm90_table() {
   {kernel_class::min_max,           4, any_size, {backend_id::atomic,        1024, 8}},  // float max: 2^20..2^28, 2^28 342.23 us
   {kernel_class::min_max,           8, any_size, {backend_id::atomic,        512, 8}},   // double max: 2^20..2^28, 2^28 680.83 us
   {kernel_class::other,      any_size, any_size, {backend_id::warp_shuffle,  512, 16}},  // kept from the tables before tuning
-  {kernel_class::extremum,          4, any_size, {backend_id::atomic,        512, 4}},   // float max_element: 2^22..2^28, 2^28 351.20 us
+  {kernel_class::extremum,          4, any_size, {backend_id::atomic,        512, 8}},   // int32 max_element, GPU time / dd57f55's (2026-11-28): 2^20 0.99, 2^22 0.99-1.00, 2^28 1.01 (tuned 512 x 4: 1.08, 1.01, 1.00)
   {kernel_class::extremum,          8, any_size, {backend_id::shared_memory, 1024, 8}},  // double max_element: 2^20..2^28, 2^28 692.67 us
   {kernel_class::top2,              4, any_size, {backend_id::atomic,        1024, 8}},  // float top_k<2>: 2^22..2^28, 2^28 353.58 us
   {kernel_class::top_k,      any_size, 2,        {backend_id::warp_shuffle,  1024, 8}},  // kept from the tables before tuning
@@ -44,7 +46,7 @@ TALLY_HOST_DEVICE constexpr rule_table sm90_table() {
   {kernel_class::copy_if_unordered, 4, any_size, {backend_id::shared_memory, 128, 16}},  // int32 unordered: 2^22..2^28, 2^28 574.75 us
   {kernel_class::copy_if_unordered, 8, any_size, {backend_id::warp_shuffle,  512, 8}},   // double unordered: 2^20..2^28, 2^28 1086.93 us
   // Small inputs (n <= 2^last field): the 2026-11-25 sweep of shapes at 2^10..2^20 (docs/performance.md#small-inputs)
-  {kernel_class::top_k_small, any_size, 8,        {backend_id::warp_shuffle,  128, 8}, 18},   // float top_k<8>: 2^12 7.53, 2^16 8.58, 2^18 10.64 us (top_k's 512 x 16: 7.66, 15.97, 16.56)
+  {kernel_class::top_k_small, any_size, 8,        {backend_id::warp_shuffle,  128, 16}, 20},  // float top_k<8>, GPU time / dd57f55's (2026-11-28): 2^12 0.95, 2^16 0.95, 2^19 0.93, 2^20 0.96 (128 x 8 up to 2^18, then 512 x 16: 0.83, 0.95, 1.38, 1.00)
   {kernel_class::top_k_small, any_size, 32,       {backend_id::shared_memory, 128, 8}, 18},   // float top_k<32>: 2^10 19.32, 2^16 42.53, 2^18 48.54 us (512 x 4: 26.75, 55.52, 57.44)
   {kernel_class::top2_small,        4, any_size, {backend_id::atomic,        256, 8}, 20},   // float top_k<2>: 2^14 3.89, 2^18 4.66, 2^20 7.20 us (1024 x 8: 4.91, 5.71, 7.68)
   {kernel_class::copy_if_small,     4, any_size, {backend_id::warp_shuffle,  512, 8}, 18},   // int32 stable, GPU time (tally_ab --timing=queued) / dd57f55's: 2^10 1.04, 2^12 1.00, 2^16 1.04, 2^18 1.00 (shared_memory 128 x 8: 0.95, 1.41, 1.03, 1.12)
