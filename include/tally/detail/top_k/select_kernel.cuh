@@ -537,45 +537,25 @@ __device__ TALLY_FORCEINLINE void write_result(const P& p, std::int64_t j, const
   p.indices[j] = index;
 }
 
-/// Calls put(i, make_select_key(p, index_at(i))) for i in [0, count), count <= Most x
-/// select_threads. All of a thread's loads are issued before its first put: a loop that
-/// loads and stores to shared memory in turn waits for one load at a time (8 round trips
-/// to memory, 3.4 µs for 4096 items on the H100).
-template <int Most, class P, class IndexAt, class Put>
-__device__ TALLY_FORCEINLINE void load_keys(const P& p, int count, IndexAt index_at, Put put) {
-  select_key c[Most];
-#pragma unroll
-  for (int u = 0; u < Most; ++u) {
-    const int i = static_cast<int>(threadIdx.x) + u * select_threads;
-    if (i < count) c[u] = make_select_key(p, index_at(i));
-  }
-#pragma unroll
-  for (int u = 0; u < Most; ++u) {
-    const int i = static_cast<int>(threadIdx.x) + u * select_threads;
-    if (i < count) put(i, c[u]);
-  }
-}
-
 /// One block: sorts the items at index_at(0 .. count) (count <= select_sort_capacity) best
 /// first and writes the first min(k, count). The keys are packed in 64 bits (the order
 /// key above the inverted index) where they fit, which halves the shared-memory traffic
 /// of the sort and makes a comparison one 64-bit compare.
 template <class P, class IndexAt>
 __device__ void sort_and_write(const P& p, select_key* keys, int count, IndexAt index_at) {
-  static_assert(select_sort_chunk % select_threads == 0, "load_keys covers the capacity in whole rounds");
   const int written = static_cast<int>(p.k < count ? p.k : count);
   if (p.key_bits + p.index_bits <= 64) {
     auto* packed = reinterpret_cast<unsigned long long*>(keys);
     const unsigned long long inv_mask = (1ull << p.index_bits) - 1;
-    const int index_bits = p.index_bits;
-    load_keys<2 * select_sort_chunk / select_threads>(p, count, index_at, [&](int i, const select_key& c) {
-      packed[i] = (c.key << index_bits) | c.inv;
-    });
+    for (int i = threadIdx.x; i < count; i += blockDim.x) {
+      const select_key c = make_select_key(p, index_at(i));
+      packed[i] = (c.key << p.index_bits) | c.inv;
+    }
     block_sort_keys(packed, count);
     for (int i = threadIdx.x; i < written; i += blockDim.x)
       write_result(p, i, select_key{packed[i] >> p.index_bits, packed[i] & inv_mask});
   } else {
-    load_keys<select_sort_chunk / select_threads>(p, count, index_at, [&](int i, const select_key& c) { keys[i] = c; });
+    for (int i = threadIdx.x; i < count; i += blockDim.x) keys[i] = make_select_key(p, index_at(i));
     block_sort_keys(keys, count);
     for (int i = threadIdx.x; i < written; i += blockDim.x) write_result(p, i, keys[i]);
   }
