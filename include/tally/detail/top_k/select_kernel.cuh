@@ -68,8 +68,9 @@ TALLY_HOST_DEVICE constexpr std::int64_t select_sort_capacity(int key_bits, int 
 /// items), up to 4096 items. On the H200 sorting 1024 packed keys in one block with the
 /// network in shared memory took 12 µs, selecting 8 of them through the sampled threshold
 /// 21 µs (its phases and barriers), and the select of k = 1024 of 4096 floats about 40 µs
-/// on the H100 (docs/performance.md#stream-pass-mask); sorting in registers
-/// (sort_keys.cuh) takes a fraction of the first.
+/// on the H100 (docs/performance.md#stream-pass-mask). Sorting all 4096 in registers
+/// (sort_keys.cuh) takes 20 µs of the select kernel's 24 on the H100, one SM's worth of
+/// compare-exchanges (docs/performance.md#block-sort-registers).
 TALLY_HOST_DEVICE constexpr bool select_sorts_all(std::int64_t n, std::int64_t k, int key_bits) {
   if (key_bits <= 32 && n <= 2 * select_sort_chunk) return true;
   return n <= 1024 || (n <= select_sort_chunk && 2 * k >= n);
