@@ -21,14 +21,17 @@
 // inputs go straight to the index bits.
 //
 // Most inputs never need those passes over the input: random samples (select_samples in
-// the dispatch) give a threshold that about 1.5 k + 16 n / m items beat; one lean pass
-// (threshold_pass: 16-byte loads, one compare and a ballot per item) writes those to a
-// buffer, and the select runs on the buffer, or one block just sorts it when it holds at
-// most 2048 (4096 where the keys pack in 64 bits). Only when fewer than k beat the threshold, or too many to keep, does the
+// the dispatch) give a threshold that about 1.5 k + 16 n / m items beat (up to 4096
+// samples of small values: block 0 finds it alone, block_threshold, so the others wait at
+// one grid barrier, not three); one lean pass (threshold_pass: 16-byte loads, one compare
+// per item, one atomic a warp) writes those to a buffer, and the select runs on the
+// buffer, or one block just sorts it when it holds at most 2048 (4096 where the keys pack
+// in 64 bits). Only when fewer than k beat the threshold, or too many to keep, does the
 // select start over on the input (one read more).
 //
 // Then the k chosen items are sorted by composite key (best first): one block sorts up to
-// select_sort_capacity of them (sort_keys.cuh: a bitonic network, mostly in registers);
+// select_sort_capacity of them (sort_keys.cuh: a bitonic network, mostly in registers,
+// after a radix select in the block keeps only the k best of more than 1024 candidates);
 // more are sorted in chunks and the sorted chunks merged in rounds, each item placed by a
 // binary search for its rank in the other run of its pair (the keys are distinct, so
 // ranks never collide).
@@ -83,6 +86,7 @@ struct select_state {
   unsigned long long hist[3][select_buckets]; // per pass (three in rotation: see run_select_pass)
   unsigned long long bits[3][4];              // per pass: OR of key, ~key, inv, ~inv of the items counted
   unsigned long long sample_bits[4];          // the same over the samples
+  unsigned long long threshold[3];            // block 0's threshold: key, inv, its bits + 1 (0: none)
   unsigned long long sample_hist[2][select_buckets];
 };
 
@@ -108,13 +112,19 @@ struct select_params {
   unsigned int* exits;            // zero between calls
 };
 
+/// The composite key of `value`, the item at `index`.
+template <class P, class V>
+__device__ TALLY_FORCEINLINE select_key select_key_of(const P& p, V value, std::int64_t index) {
+  const unsigned long long key_mask = p.key_bits == 64 ? ~0ull : (1ull << p.key_bits) - 1;
+  unsigned long long key = static_cast<unsigned long long>(to_order_key(value));
+  if (!p.largest) key = ~key & key_mask;
+  return {key, ((1ull << p.index_bits) - 1) - static_cast<unsigned long long>(index)};
+}
+
 template <class P>
 __device__ TALLY_FORCEINLINE select_key make_select_key(const P& p, std::int64_t index) {
   using V = iter_value_t<decltype(p.first)>;
-  const unsigned long long key_mask = p.key_bits == 64 ? ~0ull : (1ull << p.key_bits) - 1;
-  unsigned long long key = static_cast<unsigned long long>(to_order_key(static_cast<V>(p.first[index])));
-  if (!p.largest) key = ~key & key_mask;
-  return {key, ((1ull << p.index_bits) - 1) - static_cast<unsigned long long>(index)};
+  return select_key_of(p, static_cast<V>(p.first[index]), index);
 }
 
 template <class P>
@@ -171,6 +181,39 @@ __device__ TALLY_FORCEINLINE void warp_append(unsigned long long* counter, unsig
   base = __shfl_sync(0xffffffffu, base, leader);
   const unsigned long long at = base + __popc(mask & ((1u << lane) - 1u));
   if (want && at < capacity) array[at] = value;  // counted beyond the capacity, never written there
+}
+
+/// Appends, for each lane, value(u) for every u < N with want[u], to array[*counter...]:
+/// one atomic for the whole warp (a scan of the lanes' counts by shuffles). The threshold
+/// pass's candidates all go to one counter, so its atomics serialise: one a warp and
+/// round, not one per item slot (docs/performance.md#keep-best). Every lane of the warp
+/// calls it.
+template <int N, class Value>
+__device__ TALLY_FORCEINLINE void warp_append_all(unsigned long long* counter, unsigned long long* array,
+                                                  const bool (&want)[N], Value value,
+                                                  unsigned long long capacity = ~0ull) {
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  unsigned int mine = 0;
+#pragma unroll
+  for (int u = 0; u < N; ++u) mine += want[u] ? 1u : 0u;
+  unsigned int upto = mine;  // inclusive prefix over the lanes
+#pragma unroll
+  for (int offset = 1; offset < 32; offset *= 2) {
+    const unsigned int x = __shfl_up_sync(0xffffffffu, upto, offset);
+    if (lane >= offset) upto += x;
+  }
+  const unsigned int total = __shfl_sync(0xffffffffu, upto, 31);
+  if (total == 0) return;
+  unsigned long long base = 0;
+  if (lane == 31) base = atomicAdd(counter, static_cast<unsigned long long>(total));
+  unsigned long long at = __shfl_sync(0xffffffffu, base, 31) + (upto - mine);
+#pragma unroll
+  for (int u = 0; u < N; ++u) {
+    if (want[u]) {
+      if (at < capacity) array[at] = value(u);  // counted beyond the capacity, never written there
+      ++at;
+    }
+  }
 }
 
 /// What one pass does (the same in every block).
@@ -349,14 +392,13 @@ __device__ void threshold_pass(const P& p, const select_key& t, int t_bits) {
           }
         }
         if (__any_sync(0xffffffffu, any)) {
-#pragma unroll
-          for (int u = 0; u < vectors; ++u) {
-            const std::int64_t at = base + std::int64_t(u) * blockDim.x + threadIdx.x;
-#pragma unroll
-            for (int e = 0; e < 4; ++e)
-              warp_append(&st.buffered[1], p.buffer[1], candidate[u * 4 + e], static_cast<unsigned long long>(at * 4 + e),
-                          static_cast<unsigned long long>(p.buffer_capacity));
-          }
+          const std::int64_t first_vector = base + threadIdx.x;
+          warp_append_all(
+              &st.buffered[1], p.buffer[1], candidate,
+              [&](int c) {
+                return static_cast<unsigned long long>((first_vector + std::int64_t(c / 4) * blockDim.x) * 4 + c % 4);
+              },
+              static_cast<unsigned long long>(p.buffer_capacity));
         }
       }
       // The last n % 4 items: block 0's first warp.
@@ -381,19 +423,22 @@ __device__ void threshold_pass(const P& p, const select_key& t, int t_bits) {
       const std::int64_t j = base + std::int64_t(u) * blockDim.x + threadIdx.x;
       if (j < n) value[u] = p.first[j];
     }
+    bool candidate[select_items_per_thread];
 #pragma unroll
     for (int u = 0; u < select_items_per_thread; ++u) {
       const std::int64_t j = base + std::int64_t(u) * blockDim.x + threadIdx.x;
-      bool candidate = false;
+      candidate[u] = false;
       if (j < n) {
         unsigned long long key = static_cast<unsigned long long>(to_order_key(value[u]));
         if (!p.largest) key = ~key & key_mask;
         key >>= shift;
-        candidate = key > t_key || (key == t_key && (key_only || j <= last_index));
+        candidate[u] = key > t_key || (key == t_key && (key_only || j <= last_index));
       }
-      warp_append(&st.buffered[1], p.buffer[1], candidate, static_cast<unsigned long long>(j),
-                  static_cast<unsigned long long>(p.buffer_capacity));
     }
+    warp_append_all(
+        &st.buffered[1], p.buffer[1], candidate,
+        [&](int u) { return static_cast<unsigned long long>(base + std::int64_t(u) * blockDim.x + threadIdx.x); },
+        static_cast<unsigned long long>(p.buffer_capacity));
   }
 }
 
@@ -405,49 +450,75 @@ __device__ TALLY_FORCEINLINE unsigned long long mix64(unsigned long long x) {
   return x ^ (x >> 31);
 }
 
-/// Over the samples: with `draw`, draws them (a position from mix64(i) as sample i) and ORs
-/// their bits into st.sample_bits; else histograms the digit (pos, w) of the samples
-/// whose top `pos` bits are prefix's into `out`.
+/// The samples one block draws and ranks alone (block_threshold): up to 4096 (inputs of up
+/// to 2^18 items), whose threshold then costs no grid barrier: block 0 finds it while it
+/// zeroes the state, and the other blocks read it after the first barrier (three barriers
+/// and the global histograms' round trips fewer: about 3 µs each on the H100 at 2^14..2^18,
+/// docs/performance.md#keep-best).
+inline constexpr std::int64_t select_one_block_samples = 4096;
+/// Samples a thread draws at once: their loads in flight together (a draw is one random
+/// read each).
+inline constexpr int select_sample_batch = 4;
+
+/// A uniform position in [0, n) for sample i: the high half of hash * n (no 64-bit division).
+__device__ TALLY_FORCEINLINE std::int64_t sample_position(std::int64_t i, std::int64_t n) {
+  return static_cast<std::int64_t>(__umul64hi(mix64(static_cast<unsigned long long>(i)), static_cast<unsigned long long>(n)));
+}
+
+/// Over the samples, every block its share: with `draw`, draws them (sample i at
+/// sample_position(i)) and ORs their bits into st.sample_bits; else histograms the digit
+/// (pos, w) of the samples whose top `pos` bits are prefix's into `out`.
 template <class P>
 __device__ void sample_pass(const P& p, bool draw, const select_key& prefix, int pos, int w, unsigned long long* out,
                             select_shared& sh) {
-  select_state& st = *p.state;
-  for (int i = threadIdx.x; i < select_buckets; i += blockDim.x) sh.hist[i] = 0;
-  __syncthreads();
+  using V = iter_value_t<decltype(p.first)>;
+  const unsigned int part = blockIdx.x, parts = gridDim.x;
   const unsigned long long key_mask = p.key_bits == 64 ? ~0ull : (1ull << p.key_bits) - 1;
   const unsigned long long inv_mask = (1ull << p.index_bits) - 1;
-  unsigned long long bits[4] = {0, 0, 0, 0};
   const std::int64_t m = p.sample_count;
-  // Block-uniform bounds: whole warps iterate together (__match_any_sync).
-  for (std::int64_t base = std::int64_t(blockIdx.x) * blockDim.x; base < m; base += std::int64_t(gridDim.x) * blockDim.x) {
-    const std::int64_t i = base + threadIdx.x;
-    const bool valid = i < m;
-    if (draw) {
-      if (valid) {
-        // A uniform position in [0, n): the high half of hash * n (no 64-bit division).
-        const auto at = static_cast<std::int64_t>(__umul64hi(mix64(static_cast<unsigned long long>(i)), static_cast<unsigned long long>(p.n)));
-        const select_key c = make_select_key(p, at);
-        p.samples[i] = c;
-        bits[0] |= c.key;
-        bits[1] |= ~c.key & key_mask;
-        bits[2] |= c.inv;
-        bits[3] |= ~c.inv & inv_mask;
-      }
-    } else {
-      select_key c{};
-      if (valid) c = p.samples[i];
-      const bool in = valid && in_running(p, c, prefix, pos);
-      const unsigned int digit = in ? select_digit(p, c, pos, w) : 0xffffffffu;
-      const unsigned int same = __match_any_sync(0xffffffffu, digit);
-      if (in && (threadIdx.x & 31) == unsigned(__ffs(same) - 1)) atomicAdd(&sh.hist[digit], unsigned(__popc(same)));
-    }
-  }
   if (draw) {
+    unsigned long long bits[4] = {0, 0, 0, 0};
+    const std::int64_t step = std::int64_t(parts) * blockDim.x * select_sample_batch;
+    for (std::int64_t base = std::int64_t(part) * blockDim.x * select_sample_batch; base < m; base += step) {
+      std::int64_t at[select_sample_batch];
+      V value[select_sample_batch];
+#pragma unroll
+      for (int u = 0; u < select_sample_batch; ++u) {
+        const std::int64_t i = base + std::int64_t(u) * blockDim.x + threadIdx.x;
+        at[u] = sample_position(i, p.n);
+        if (i < m) value[u] = p.first[at[u]];
+      }
+#pragma unroll
+      for (int u = 0; u < select_sample_batch; ++u) {
+        const std::int64_t i = base + std::int64_t(u) * blockDim.x + threadIdx.x;
+        if (i < m) {
+          const select_key c = select_key_of(p, value[u], at[u]);
+          p.samples[i] = c;
+          bits[0] |= c.key;
+          bits[1] |= ~c.key & key_mask;
+          bits[2] |= c.inv;
+          bits[3] |= ~c.inv & inv_mask;
+        }
+      }
+    }
     for (int q = 0; q < 4; ++q) {
       for (int offset = 16; offset > 0; offset /= 2) bits[q] |= __shfl_xor_sync(0xffffffffu, bits[q], offset);
-      if ((threadIdx.x & 31) == 0 && bits[q] != 0) atomicOr(&st.sample_bits[q], bits[q]);
+      if ((threadIdx.x & 31) == 0 && bits[q] != 0) atomicOr(&p.state->sample_bits[q], bits[q]);
     }
     return;
+  }
+  for (int i = threadIdx.x; i < select_buckets; i += blockDim.x) sh.hist[i] = 0;
+  __syncthreads();
+  // Block-uniform bounds: whole warps iterate together (__match_any_sync).
+  for (std::int64_t base = std::int64_t(part) * blockDim.x; base < m; base += std::int64_t(parts) * blockDim.x) {
+    const std::int64_t i = base + threadIdx.x;
+    const bool valid = i < m;
+    select_key c{};
+    if (valid) c = p.samples[i];
+    const bool in = valid && in_running(p, c, prefix, pos);
+    const unsigned int digit = in ? select_digit(p, c, pos, w) : 0xffffffffu;
+    const unsigned int same = __match_any_sync(0xffffffffu, digit);
+    if (in && (threadIdx.x & 31) == unsigned(__ffs(same) - 1)) atomicAdd(&sh.hist[digit], unsigned(__popc(same)));
   }
   __syncthreads();
   for (int i = threadIdx.x; i < select_buckets; i += blockDim.x)
@@ -482,7 +553,8 @@ struct select_bucket {
   unsigned long long total;
 };
 
-inline __device__ select_bucket find_bucket(const unsigned long long* hist, unsigned long long r, unsigned long long* sums,
+template <class Count>
+__device__ select_bucket find_bucket(const Count* hist, unsigned long long r, unsigned long long* sums,
                                      select_bucket* result) {
   // Thread t owns buckets [4t, 4t + 4); the suffix sums run from the top bucket down.
   constexpr int per_thread = select_buckets / select_threads;
@@ -529,6 +601,103 @@ inline __device__ select_bucket find_bucket(const unsigned long long* hist, unsi
   return *result;
 }
 
+/// The threshold from the samples whose bits (OR of key, ~key, inv, ~inv) are `bits`: a
+/// composite key's top t_bits that about p.sample_rank samples are at least as good as,
+/// found digit by digit over two levels; histogram(level, prefix, pos, w) histograms the
+/// digit (pos, w) of the samples under prefix and returns the histogram. False when the
+/// samples are all equal (no threshold splits them).
+template <class P, class Histogram>
+__device__ bool threshold_from_samples(const P& p, const unsigned long long* bits, unsigned long long* sums,
+                                       select_bucket* bucket, Histogram histogram, select_key& t, int& t_bits) {
+  const int total_bits = p.key_bits + p.index_bits;
+  const int common = shared_top_bits(p, bits);
+  if (common >= total_bits) return false;
+  t = select_key{keep_top_bits(bits[0], p.key_bits, common), keep_top_bits(bits[2], p.index_bits, common - p.key_bits)};
+  t_bits = common;
+  unsigned long long rank = p.sample_rank;
+  for (int level = 0; level < 2 && t_bits < total_bits; ++level) {
+    const int tw = select_width(p, t_bits);
+    const select_bucket f = find_bucket(histogram(level, t, t_bits, tw), rank, sums, bucket);
+    t = with_digit(p, t, t_bits, tw, f.b);
+    t_bits += tw;
+    rank -= f.above;
+  }
+  return true;
+}
+
+/// Block 0's threshold from at most select_one_block_samples samples of values of at most
+/// 4 bytes, into st.threshold (key, inv, t_bits + 1; left 0 when the samples cannot split).
+/// Each thread keeps its 8 samples in registers, packed in 64 bits (the order key above the
+/// inverted index: n <= 2^18 here), and draws them with all 8 loads in flight: written to
+/// memory and read back for each histogram (sample_pass) they took 13 µs on the H200
+/// (docs/performance.md#keep-best).
+template <class P>
+__device__ TALLY_FORCEINLINE void block_threshold(const P& p, select_shared& sh, unsigned long long* sums,
+                                             select_bucket* bucket) {
+  using V = iter_value_t<decltype(p.first)>;
+  constexpr int per_thread = static_cast<int>(select_one_block_samples / select_threads);
+  const std::int64_t m = p.sample_count;
+  const unsigned long long inv_mask = (1ull << p.index_bits) - 1;
+  const unsigned long long key_mask = p.key_bits == 64 ? ~0ull : (1ull << p.key_bits) - 1;
+  if (threadIdx.x < 4) sh.bits[threadIdx.x] = 0;
+  unsigned long long word[per_thread];
+  {
+    std::int64_t at[per_thread];
+    V value[per_thread];
+#pragma unroll
+    for (int u = 0; u < per_thread; ++u) {
+      const std::int64_t i = std::int64_t(u) * blockDim.x + threadIdx.x;
+      at[u] = sample_position(i, p.n);
+      if (i < m) value[u] = p.first[at[u]];
+    }
+    unsigned long long bits[4] = {0, 0, 0, 0};
+#pragma unroll
+    for (int u = 0; u < per_thread; ++u) {
+      const std::int64_t i = std::int64_t(u) * blockDim.x + threadIdx.x;
+      word[u] = 0;
+      if (i < m) {
+        const select_key c = select_key_of(p, value[u], at[u]);
+        word[u] = (c.key << p.index_bits) | c.inv;
+        bits[0] |= c.key;
+        bits[1] |= ~c.key & key_mask;
+        bits[2] |= c.inv;
+        bits[3] |= ~c.inv & inv_mask;
+      }
+    }
+    __syncthreads();  // sh.bits zeroed
+    for (int q = 0; q < 4; ++q) {
+      for (int offset = 16; offset > 0; offset /= 2) bits[q] |= __shfl_xor_sync(0xffffffffu, bits[q], offset);
+      if ((threadIdx.x & 31) == 0 && bits[q] != 0) atomicOr(&sh.bits[q], bits[q]);
+    }
+    __syncthreads();
+  }
+  select_key t{};
+  int t_bits = 0;
+  const bool found = threshold_from_samples(
+      p, sh.bits, sums, bucket,
+      [&](int, const select_key& under, int pos, int w) -> const unsigned int* {
+        for (int i = threadIdx.x; i < select_buckets; i += blockDim.x) sh.hist[i] = 0;
+        __syncthreads();
+#pragma unroll
+        for (int u = 0; u < per_thread; ++u) {
+          const bool valid = std::int64_t(u) * blockDim.x + threadIdx.x < m;
+          const select_key c{word[u] >> p.index_bits, word[u] & inv_mask};
+          // A plain shared atomic a sample: __match_any_sync (sample_pass's merge of a
+          // warp's equal digits) took 4 µs a level here; equal digits only serialise
+          // (data of few distinct values: at most 8 rounds of 32 a warp).
+          if (valid && in_running(p, c, under, pos)) atomicAdd(&sh.hist[select_digit(p, c, pos, w)], 1u);
+        }
+        __syncthreads();
+        return sh.hist;
+      },
+      t, t_bits);
+  if (threadIdx.x == 0 && found) {
+    p.state->threshold[0] = t.key;
+    p.state->threshold[1] = t.inv;
+    p.state->threshold[2] = static_cast<unsigned long long>(t_bits) + 1;
+  }
+}
+
 template <class P>
 __device__ TALLY_FORCEINLINE void write_result(const P& p, std::int64_t j, const select_key& c) {
   using Value = iter_value_t<decltype(p.first)>;
@@ -541,7 +710,8 @@ __device__ TALLY_FORCEINLINE void write_result(const P& p, std::int64_t j, const
 /// One block: sorts the items at index_at(0 .. count) (count <= select_sort_capacity) best
 /// first and writes the first min(k, count). The keys are packed in 64 bits (the order
 /// key above the inverted index) where they fit, which halves the shared-memory traffic
-/// of the sort and makes a comparison one 64-bit compare.
+/// of the sort and makes a comparison one 64-bit compare; then, where that makes the
+/// network much smaller, only the k best of them are sorted (block_keep_best).
 template <class P, class IndexAt>
 __device__ void sort_and_write(const P& p, select_key* keys, int count, IndexAt index_at) {
   const int written = static_cast<int>(p.k < count ? p.k : count);
@@ -551,6 +721,11 @@ __device__ void sort_and_write(const P& p, select_key* keys, int count, IndexAt 
     for (int i = threadIdx.x; i < count; i += blockDim.x) {
       const select_key c = make_select_key(p, index_at(i));
       packed[i] = (c.key << p.index_bits) | c.inv;
+    }
+    if (keep_best_pays(written, count)) {
+      __syncthreads();
+      block_keep_best(packed, count, written);
+      count = written;
     }
     block_sort_keys(packed, count);
     for (int i = threadIdx.x; i < written; i += blockDim.x)
@@ -569,9 +744,9 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
   // the sort (keys), never two at a time.
   __shared__ union {
     select_shared pass;
-    unsigned long long sums[select_threads];
     select_key keys[select_sort_chunk];
   } sh;
+  __shared__ unsigned long long sums[select_threads / 32];  // find_bucket's, beside a histogram in sh.pass
   __shared__ select_bucket bucket;
   // A small input, or k most of it (one block: the grid is at most one per 2048 items):
   // sort it all in shared memory.
@@ -582,9 +757,19 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
   select_state& st = *p.state;
   unsigned int round = 0;
 
+  // Few samples of small values: block 0 finds the threshold alone while the others wait
+  // at the first barrier (block_threshold).
+  const bool block_samples = sizeof(iter_value_t<It>) <= 4 && p.sample_count > 0 &&
+                             p.sample_count <= select_one_block_samples;
   if (blockIdx.x == 0) {
     auto* words = reinterpret_cast<unsigned long long*>(&st);
     for (std::size_t i = threadIdx.x; i < sizeof(select_state) / sizeof(unsigned long long); i += blockDim.x) words[i] = 0;
+    if constexpr (sizeof(iter_value_t<It>) <= 4) {
+      if (block_samples) {
+        __syncthreads();  // the state zeroed before block_threshold writes st.threshold
+        block_threshold(p, sh.pass, sums, &bucket);
+      }
+    }
   }
   grid_barrier(p.arrivals, ++round);
 
@@ -592,7 +777,6 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
   // The running items: those of `s.source` whose top `pos` bits are `prefix`'s; the last
   // pass histogrammed their digit (pos, w) into slot s.slot. `needed`: how many of the k
   // are still to be chosen among them.
-  const int total_bits = p.key_bits + p.index_bits;
   select_pass s{};
   s.source = -1;
   s.source_count = static_cast<unsigned long long>(p.n);
@@ -617,28 +801,24 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
   // buffer 1: when there are at least k of them (and they fit), the select runs on them
   // and the input is read once. Otherwise (a bad draw, or data the threshold cannot
   // split) the select starts over on the input, as without it (one read more).
-  if (p.sample_count > 0) {
+  if (block_samples) {
+    if (st.threshold[2] != 0) {
+      s.threshold = true;
+      s.t = select_key{st.threshold[0], st.threshold[1]};
+      s.t_bits = static_cast<int>(st.threshold[2]) - 1;
+    }
+  } else if (p.sample_count > 0) {
+    // Every block draws and histograms its share; a grid barrier after each step.
     sample_pass(p, true, prefix, 0, 0, nullptr, sh.pass);
     grid_barrier(p.arrivals, ++round);
-    const int common = shared_top_bits(p, st.sample_bits);
-    if (common < total_bits) {
-      const unsigned long long* bits = st.sample_bits;
-      select_key t{keep_top_bits(bits[0], p.key_bits, common), keep_top_bits(bits[2], p.index_bits, common - p.key_bits)};
-      int t_bits = common;
-      unsigned long long rank = p.sample_rank;
-      for (int level = 0; level < 2 && t_bits < total_bits; ++level) {
-        const int tw = select_width(p, t_bits);
-        sample_pass(p, false, t, t_bits, tw, st.sample_hist[level], sh.pass);
-        grid_barrier(p.arrivals, ++round);
-        const select_bucket f = find_bucket(st.sample_hist[level], rank, sh.sums, &bucket);
-        t = with_digit(p, t, t_bits, tw, f.b);
-        t_bits += tw;
-        rank -= f.above;
-      }
-      s.threshold = true;
-      s.t = t;
-      s.t_bits = t_bits;
-    }
+    s.threshold = threshold_from_samples(
+        p, st.sample_bits, sums, &bucket,
+        [&](int level, const select_key& under, int at, int width) -> const unsigned long long* {
+          sample_pass(p, false, under, at, width, st.sample_hist[level], sh.pass);
+          grid_barrier(p.arrivals, ++round);
+          return st.sample_hist[level];
+        },
+        s.t, s.t_bits);
   }
   if (s.threshold) {
     // The threshold pass only collects: a histogram of every item would cost more than
@@ -669,7 +849,7 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
   run_select_pass(p, s, sh.pass);
   grid_barrier(p.arrivals, ++round);
   while (!done) {
-    const select_bucket found = find_bucket(st.hist[s.slot], needed, sh.sums, &bucket);
+    const select_bucket found = find_bucket(st.hist[s.slot], needed, sums, &bucket);
     select_pass next{};
     next.source = s.source;
     next.source_count = s.source_count;

@@ -235,5 +235,136 @@ __device__ __noinline__ void block_sort_keys(W* s, int count) {
   }
 }
 
+/// The padded size block_sort_keys sorts count packed words in.
+TALLY_HOST_DEVICE constexpr int block_sort_size(int count) {
+  int size = 128;
+  while (size < count) size *= 2;
+  return size;
+}
+
+/// Whether keeping the best `keep` of `count` words before the sort (block_keep_best)
+/// pays: where the network would be at least 2048 wide (count > 1024) and becomes
+/// narrower. Its rounds take about 4 µs (H200: 1551 -> 1024 3.8, 2542 -> 1024 4.2,
+/// 1024 -> 256 4.6), and the network over 1024 words 4.9, over 2048 9.9, over 4096 about
+/// 20: below 1024 it costs what it saves (1024 -> 256 then sorted took 1.37x the sort of
+/// the 1024) (docs/performance.md#keep-best).
+TALLY_HOST_DEVICE constexpr bool keep_best_pays(int keep, int count) {
+  return count > 1024 && block_sort_size(keep) < block_sort_size(count);
+}
+
+/// Moves the `keep` best (largest) of the distinct words s[0..count) to s[0..keep), in no
+/// particular order (0 < keep < count <= PerThread x the block's threads). A radix select inside
+/// the block: 8-bit digits from the highest bit where the words differ, each round a
+/// histogram in shared memory and one warp's scan of it, until the bucket holding the
+/// keep-th best holds exactly the ones still needed; then the words at least that good
+/// are gathered to the front. Sorting k = 1024 of 4096 words then costs a network of 1024
+/// (docs/performance.md#keep-best). Every thread calls it; ends synchronised.
+/// (A template, so that the definition in this header is not one per translation unit:
+/// a plain __device__ __noinline__ function is also a host symbol.)
+template <int PerThread = 8>
+__device__ __noinline__ void block_keep_best(unsigned long long* s, int count, int keep) {
+  constexpr int per_thread = PerThread;
+  __shared__ unsigned int hist[256];
+  __shared__ unsigned long long or_words, and_words;
+  __shared__ unsigned long long prefix;  // the decided top bits of the keep-th best
+  __shared__ int low, needed, settled;   // the current digit's lowest bit; still needed; done
+  __shared__ unsigned int gathered;
+  const int t = static_cast<int>(threadIdx.x), lane = t & 31;
+  const int threads = static_cast<int>(blockDim.x);
+  unsigned long long mine[per_thread];
+  unsigned long long any = 0, all = ~0ull;
+#pragma unroll
+  for (int j = 0; j < per_thread; ++j) {
+    const int i = t + j * threads;
+    mine[j] = i < count ? s[i] : 0;
+    if (i < count) {
+      any |= mine[j];
+      all &= mine[j];
+    }
+  }
+  if (t == 0) {
+    or_words = 0;
+    and_words = ~0ull;
+    gathered = 0;
+  }
+  __syncthreads();
+  for (int offset = 16; offset > 0; offset /= 2) {
+    any |= __shfl_xor_sync(0xffffffffu, any, offset);
+    all &= __shfl_xor_sync(0xffffffffu, all, offset);
+  }
+  if (lane == 0) {
+    atomicOr(&or_words, any);
+    atomicAnd(&and_words, all);
+  }
+  __syncthreads();
+  if (t == 0) {
+    // Distinct words differ somewhere: the highest such bit starts the first digit.
+    const int high = 63 - __clzll(static_cast<long long>(or_words & ~and_words));
+    low = high - 7;
+    prefix = high == 63 ? 0 : and_words >> (high + 1) << (high + 1);  // the bits they all share
+    needed = keep;
+    settled = 0;
+  }
+  __syncthreads();
+  while (!settled) {
+    for (int i = t; i < 256; i += threads) hist[i] = 0;
+    __syncthreads();
+    const int lo = low < 0 ? 0 : low;
+    const int top = low + 8;  // the digit is bits [lo, top); above it the prefix decides
+    const unsigned long long decided = prefix;
+#pragma unroll
+    for (int j = 0; j < per_thread; ++j) {
+      const bool in = t + j * threads < count && (top >= 64 || (mine[j] >> top) == (decided >> top));
+      if (in) atomicAdd(&hist[(mine[j] >> lo) & ((1u << (top - lo)) - 1)], 1u);
+    }
+    __syncthreads();
+    if (t < 32) {
+      // Lane l holds buckets 255 - 8 l .. 248 - 8 l (best first); a prefix sum over lanes.
+      const unsigned int need = static_cast<unsigned int>(needed);  // read before any lane writes it
+      unsigned int c[8], own = 0;
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        c[j] = hist[255 - 8 * lane - j];
+        own += c[j];
+      }
+      unsigned int before = own;
+      for (int offset = 1; offset < 32; offset *= 2) {
+        const unsigned int x = __shfl_up_sync(0xffffffffu, before, offset);
+        if (lane >= offset) before += x;
+      }
+      before -= own;  // items in better buckets than mine
+      if (before < need && before + own >= need) {
+        unsigned int acc = before;
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+          if (acc < need && acc + c[j] >= need) {
+            const unsigned int b = 255u - 8u * lane - j;
+            prefix = decided | (static_cast<unsigned long long>(b) << lo);
+            needed = static_cast<int>(need - acc);
+            settled = c[j] == need - acc || lo == 0;
+            low = low - 8;
+          }
+          acc += c[j];
+        }
+      }
+    }
+    __syncthreads();
+  }
+  // The keep best: the words whose bits from `lo` up are at least the prefix's (the last
+  // bucket held exactly the ones still needed).
+  const int lo = low + 8 < 0 ? 0 : low + 8;
+  const unsigned long long bound = prefix >> lo;
+#pragma unroll
+  for (int j = 0; j < per_thread; ++j) {
+    const bool kept = t + j * threads < count && (mine[j] >> lo) >= bound;
+    const unsigned int ballot = __ballot_sync(0xffffffffu, kept);
+    unsigned int base = 0;
+    if (lane == 0 && ballot != 0) base = atomicAdd(&gathered, static_cast<unsigned int>(__popc(ballot)));
+    base = __shfl_sync(0xffffffffu, base, 0);
+    if (kept) s[base + __popc(ballot & ((1u << lane) - 1u))] = mine[j];
+  }
+  __syncthreads();
+}
+
 }  // namespace detail
 TALLY_NAMESPACE_END
