@@ -309,9 +309,12 @@ __device__ __noinline__ void block_keep_best(unsigned long long* s, int count, i
   while (!settled) {
     for (int i = t; i < 256; i += threads) hist[i] = 0;
     __syncthreads();
+    // The round's state, read by every thread between the barriers that keep warp 0's
+    // writes (below) out: no thread reads these words after warp 0 writes them.
     const int lo = low < 0 ? 0 : low;
     const int top = low + 8;  // the digit is bits [lo, top); above it the prefix decides
     const unsigned long long decided = prefix;
+    const unsigned int need = static_cast<unsigned int>(needed);
 #pragma unroll
     for (int j = 0; j < per_thread; ++j) {
       const bool in = t + j * threads < count && (top >= 64 || (mine[j] >> top) == (decided >> top));
@@ -320,7 +323,6 @@ __device__ __noinline__ void block_keep_best(unsigned long long* s, int count, i
     __syncthreads();
     if (t < 32) {
       // Lane l holds buckets 255 - 8 l .. 248 - 8 l (best first); a prefix sum over lanes.
-      const unsigned int need = static_cast<unsigned int>(needed);  // read before any lane writes it
       unsigned int c[8], own = 0;
 #pragma unroll
       for (int j = 0; j < 8; ++j) {
