@@ -451,8 +451,8 @@ __device__ TALLY_FORCEINLINE unsigned long long mix64(unsigned long long x) {
 }
 
 /// The samples one block draws and ranks alone (block_threshold): up to 4096 (inputs of up
-/// to 2^18 items), whose threshold then costs no grid barrier: block 0 finds it while it
-/// zeroes the state, and the other blocks read it after the first barrier (three barriers
+/// to 2^18 items), whose threshold then costs no grid barrier: block 0 zeroes the state and
+/// finds it while the others wait at the first barrier, after which all read it (three barriers
 /// and the global histograms' round trips fewer: about 3 µs each on the H100 at 2^14..2^18,
 /// docs/performance.md#keep-best).
 inline constexpr std::int64_t select_one_block_samples = 4096;
@@ -472,14 +472,13 @@ template <class P>
 __device__ void sample_pass(const P& p, bool draw, const select_key& prefix, int pos, int w, unsigned long long* out,
                             select_shared& sh) {
   using V = iter_value_t<decltype(p.first)>;
-  const unsigned int part = blockIdx.x, parts = gridDim.x;
   const unsigned long long key_mask = p.key_bits == 64 ? ~0ull : (1ull << p.key_bits) - 1;
   const unsigned long long inv_mask = (1ull << p.index_bits) - 1;
   const std::int64_t m = p.sample_count;
   if (draw) {
     unsigned long long bits[4] = {0, 0, 0, 0};
-    const std::int64_t step = std::int64_t(parts) * blockDim.x * select_sample_batch;
-    for (std::int64_t base = std::int64_t(part) * blockDim.x * select_sample_batch; base < m; base += step) {
+    const std::int64_t step = std::int64_t(gridDim.x) * blockDim.x * select_sample_batch;
+    for (std::int64_t base = std::int64_t(blockIdx.x) * blockDim.x * select_sample_batch; base < m; base += step) {
       std::int64_t at[select_sample_batch];
       V value[select_sample_batch];
 #pragma unroll
@@ -510,7 +509,7 @@ __device__ void sample_pass(const P& p, bool draw, const select_key& prefix, int
   for (int i = threadIdx.x; i < select_buckets; i += blockDim.x) sh.hist[i] = 0;
   __syncthreads();
   // Block-uniform bounds: whole warps iterate together (__match_any_sync).
-  for (std::int64_t base = std::int64_t(part) * blockDim.x; base < m; base += std::int64_t(parts) * blockDim.x) {
+  for (std::int64_t base = std::int64_t(blockIdx.x) * blockDim.x; base < m; base += std::int64_t(gridDim.x) * blockDim.x) {
     const std::int64_t i = base + threadIdx.x;
     const bool valid = i < m;
     select_key c{};
