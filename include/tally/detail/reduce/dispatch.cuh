@@ -39,8 +39,10 @@ bool launch_plan(const char* algorithm, const Policy& policy, const device_conte
   const std::size_t partial_bytes = p.backend == backend_id::atomic
                                         ? backend_atomic::reduce_partial_bytes<T, Op>(shape.arch)
                                         : sizeof(T);
-  launch_single_pass<kernel>(algorithm, ctx, call_stream_of(policy), shape, full_tiles, combine_one_block_tiles,
-                             partial_bytes, in, plan, out);
+  const int grid = n <= one_round_items<Selector>(shape.arch)
+                       ? 1
+                       : single_pass_grid(ctx, shape, full_tiles, combine_one_block_tiles);
+  launch_with_scratch<kernel>(algorithm, ctx, call_stream_of(policy), shape, grid, partial_bytes, in, plan, out);
   return true;
 }
 

@@ -28,6 +28,25 @@ struct has_seeds<Plan, Out,
                  std::void_t<decltype(std::declval<const Plan&>().fold_seeds(
                      std::declval<typename Plan::accumulator&>(), std::declval<Out>()))>> : std::true_type {};
 
+/// A small-input kernel whose limit is above its tile (top2_small) reads an input of up to
+/// one_round_tiles tiles in one block and one round: each thread issues the loads of all
+/// its items at once (for_each_item_of_one_tile), where the tile loop would wait a round
+/// trip a tile and more blocks would pay a scratch lease and the combine; the tile itself
+/// stays small for the sizes above, where more blocks pay. 8: at 128 x 8, 64 items a
+/// thread (32 up to 4 tiles). top_k<2>'s GPU time ÷ dd57f55's on the H100 (float / int32):
+/// at 2^12 four blocks 1.07-1.09 / 1.15, one round 0.95 / 0.91; at 2^13 eight blocks
+/// 0.88 / 1.01-1.06, one round 1.01 / 0.97 (docs/performance.md#top2-one-round).
+inline constexpr int one_round_tiles = 8;
+
+/// The most items a one-block grid of Selector's kernel reads in one round (0: none; the
+/// host launches one block for inputs up to this).
+template <class Selector>
+TALLY_HOST_DEVICE constexpr std::int64_t one_round_items(int arch) {
+  const tuning::launch_policy p = Selector::for_arch(arch);
+  const std::int64_t tile = std::int64_t(p.threads) * p.items_per_thread;
+  return tuning::is_small_class(Selector::kind) && Selector::max_items(arch) > tile ? one_round_tiles * tile : 0;
+}
+
 template <class Selector, class Plan, class It, class Out>
 __device__ TALLY_FORCEINLINE void reduce_body(input_range<It> in, Plan plan, Out out, scratch_view scratch) {
   constexpr tuning::launch_policy policy = compiled_policy<Selector>();
@@ -39,8 +58,22 @@ __device__ TALLY_FORCEINLINE void reduce_body(input_range<It> in, Plan plan, Out
   // A small-input kernel that never runs on more than one tile reads it in one round.
   constexpr bool one_tile =
       Selector::max_items(TALLY_COMPILED_ARCH) <= std::int64_t(policy.threads) * policy.items_per_thread;
+  constexpr std::int64_t round_items = one_round_items<Selector>(TALLY_COMPILED_ARCH);
   int valid;
-  T acc = thread_accumulate<policy.threads, policy.items_per_thread, T, one_tile>(in, plan.convert, plan.op, valid);
+  const auto accumulate_all = [&]() -> T {
+    if constexpr (round_items > 0) {
+      // Up to half of the round with half the items a thread: the wider loop's guards
+      // and redundant loads cost inputs of a few tiles more than its round saves.
+      if (gridDim.x == 1 && in.n <= round_items / 2)
+        return thread_accumulate<policy.threads, policy.items_per_thread * one_round_tiles / 2, T, true>(
+            in, plan.convert, plan.op, valid);
+      if (gridDim.x == 1 && in.n <= round_items)
+        return thread_accumulate<policy.threads, policy.items_per_thread * one_round_tiles, T, true>(
+            in, plan.convert, plan.op, valid);
+    }
+    return thread_accumulate<policy.threads, policy.items_per_thread, T, one_tile>(in, plan.convert, plan.op, valid);
+  };
+  T acc = accumulate_all();
   if (valid == 0) {  // an empty range (the grid is then one block)
     if (threadIdx.x == 0) plan.finish.empty(out);
     return;
