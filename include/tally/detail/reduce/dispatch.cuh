@@ -34,7 +34,8 @@ bool launch_plan(const char* algorithm, const Policy& policy, const device_conte
   const kernel_shape shape = shape_of<Selector, kernel>(algorithm, ctx);
   if (n > shape.max_items) return false;
   const tuning::launch_policy& p = shape.policy;
-  const input_range<It> in = make_input_range(first, n, p.items_per_thread);
+  // The head's alignment is that of the loads of the path the kernel takes for n.
+  const input_range<It> in = make_input_range(first, n, items_per_load_round<Selector>(shape.arch, n));
   const std::int64_t full_tiles = (n - in.head) / (std::int64_t(p.threads) * p.items_per_thread);
   const std::size_t partial_bytes = p.backend == backend_id::atomic
                                         ? backend_atomic::reduce_partial_bytes<T, Op>(shape.arch)

@@ -47,6 +47,19 @@ TALLY_HOST_DEVICE constexpr std::int64_t one_round_items(int arch) {
   return tuning::is_small_class(Selector::kind) && Selector::max_items(arch) > tile ? one_round_tiles * tile : 0;
 }
 
+/// The items a thread of Selector's kernel loads at once for an input of n items: half a
+/// round's or a round's where one block reads the input in one round (n <= one_round_items),
+/// else a tile's. The host computes the input's unaligned head with it: the width of the
+/// vector loads depends on it (uint8: 8 bytes at 8 items, 16 at 32).
+template <class Selector>
+TALLY_HOST_DEVICE constexpr int items_per_load_round(int arch, std::int64_t n) {
+  const int items = Selector::for_arch(arch).items_per_thread;
+  const std::int64_t round = one_round_items<Selector>(arch);
+  if (round > 0 && n <= round / 2) return items * one_round_tiles / 2;
+  if (round > 0 && n <= round) return items * one_round_tiles;
+  return items;
+}
+
 template <class Selector, class Plan, class It, class Out>
 __device__ TALLY_FORCEINLINE void reduce_body(input_range<It> in, Plan plan, Out out, scratch_view scratch) {
   constexpr tuning::launch_policy policy = compiled_policy<Selector>();
@@ -63,7 +76,8 @@ __device__ TALLY_FORCEINLINE void reduce_body(input_range<It> in, Plan plan, Out
   const auto accumulate_all = [&]() -> T {
     if constexpr (round_items > 0) {
       // Up to half of the round with half the items a thread: the wider loop's guards
-      // and redundant loads cost inputs of a few tiles more than its round saves.
+      // and redundant loads cost inputs of a few tiles more than its round saves. The
+      // host made `in` (its head) for these widths: items_per_load_round.
       if (gridDim.x == 1 && in.n <= round_items / 2)
         return thread_accumulate<policy.threads, policy.items_per_thread * one_round_tiles / 2, T, true>(
             in, plan.convert, plan.op, valid);
