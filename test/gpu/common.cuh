@@ -539,7 +539,7 @@ inline std::vector<long long> standard_sizes() {
 /// Sizes for the misaligned-input runs (fewer under TALLY_SANITIZE).
 inline std::vector<long long> misaligned_sizes() {
   if (sanitizing()) return {1, 2, 3, 33, 4097, 65537};
-  return listed_sizes({1, 2, 3, 15, 31, 33, 1025, 4095, 4097, 16385, 65537, (1 << 20) + 1, 123457});
+  return listed_sizes({1, 2, 3, 15, 31, 33, 1025, 4095, 4097, 8191, 8193, 16385, 65537, (1 << 20) + 1, 123457});
 }
 
 /// The data patterns run at size n (fewer above 2^21 items, to keep the suite fast).
