@@ -35,12 +35,12 @@ bool launch_plan(const char* algorithm, const Policy& policy, const device_conte
   if (n > shape.max_items) return false;
   const tuning::launch_policy& p = shape.policy;
   // The head's alignment is that of the loads of the path the kernel takes for n.
-  const input_range<It> in = make_input_range(first, n, items_per_load_round<Selector>(shape.arch, n));
+  const input_range<It> in = make_input_range(first, n, items_per_load_round<Selector>(p, shape.max_items, n));
   const std::int64_t full_tiles = (n - in.head) / (std::int64_t(p.threads) * p.items_per_thread);
   const std::size_t partial_bytes = p.backend == backend_id::atomic
                                         ? backend_atomic::reduce_partial_bytes<T, Op>(shape.arch)
                                         : sizeof(T);
-  const int grid = n <= one_round_items<Selector>(shape.arch)
+  const int grid = n <= one_round_items<Selector>(p, shape.max_items)
                        ? 1
                        : single_pass_grid(ctx, shape, full_tiles, combine_one_block_tiles);
   launch_with_scratch<kernel>(algorithm, ctx, call_stream_of(policy), shape, grid, partial_bytes, in, plan, out);

@@ -39,12 +39,15 @@ struct has_seeds<Plan, Out,
 inline constexpr int one_round_tiles = 8;
 
 /// The most items a one-block grid of Selector's kernel reads in one round (0: none; the
-/// host launches one block for inputs up to this).
+/// host launches one block for inputs up to this), from the kernel's policy and limit
+/// (Selector::max_items). The host passes its kernel_shape's, read once per device:
+/// evaluating the tables at run time costs about 60 ns a lookup, and these two functions
+/// made seven lookups a call, 0.3 µs of the 3.5-4.5 µs of a small reduction back to back
+/// (docs/performance.md#host-table-lookups).
 template <class Selector>
-TALLY_HOST_DEVICE constexpr std::int64_t one_round_items(int arch) {
-  const tuning::launch_policy p = Selector::for_arch(arch);
+TALLY_HOST_DEVICE constexpr std::int64_t one_round_items(tuning::launch_policy p, std::int64_t max_items) {
   const std::int64_t tile = std::int64_t(p.threads) * p.items_per_thread;
-  return tuning::is_small_class(Selector::kind) && Selector::max_items(arch) > tile ? one_round_tiles * tile : 0;
+  return tuning::is_small_class(Selector::kind) && max_items > tile ? one_round_tiles * tile : 0;
 }
 
 /// The items a thread of Selector's kernel loads at once for an input of n items: half a
@@ -52,12 +55,11 @@ TALLY_HOST_DEVICE constexpr std::int64_t one_round_items(int arch) {
 /// else a tile's. The host computes the input's unaligned head with it: the width of the
 /// vector loads depends on it (uint8: 8 bytes at 8 items, 16 at 32).
 template <class Selector>
-TALLY_HOST_DEVICE constexpr int items_per_load_round(int arch, std::int64_t n) {
-  const int items = Selector::for_arch(arch).items_per_thread;
-  const std::int64_t round = one_round_items<Selector>(arch);
-  if (round > 0 && n <= round / 2) return items * one_round_tiles / 2;
-  if (round > 0 && n <= round) return items * one_round_tiles;
-  return items;
+TALLY_HOST_DEVICE constexpr int items_per_load_round(tuning::launch_policy p, std::int64_t max_items, std::int64_t n) {
+  const std::int64_t round = one_round_items<Selector>(p, max_items);
+  if (round > 0 && n <= round / 2) return p.items_per_thread * one_round_tiles / 2;
+  if (round > 0 && n <= round) return p.items_per_thread * one_round_tiles;
+  return p.items_per_thread;
 }
 
 template <class Selector, class Plan, class It, class Out>
@@ -71,7 +73,7 @@ __device__ TALLY_FORCEINLINE void reduce_body(input_range<It> in, Plan plan, Out
   // A small-input kernel that never runs on more than one tile reads it in one round.
   constexpr bool one_tile =
       Selector::max_items(TALLY_COMPILED_ARCH) <= std::int64_t(policy.threads) * policy.items_per_thread;
-  constexpr std::int64_t round_items = one_round_items<Selector>(TALLY_COMPILED_ARCH);
+  constexpr std::int64_t round_items = one_round_items<Selector>(policy, Selector::max_items(TALLY_COMPILED_ARCH));
   int valid;
   const auto accumulate_all = [&]() -> T {
     if constexpr (round_items > 0) {
