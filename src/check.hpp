@@ -50,11 +50,17 @@ struct check_entry {
 /// Every check, in report order.
 std::vector<check_entry> all_checks();
 
-/// The entries of each algorithm (one function per algorithm, one file each).
+/// The entries of each algorithm (one function per algorithm, one file each; top_k's and the
+/// pieces' long lists are split over files, so that no one file is the tool build's long pole).
 std::vector<check_entry> reduce_checks();
 std::vector<check_entry> extrema_checks();  ///< max_element_into, min_element_into
-std::vector<check_entry> top_k_checks();    ///< top_k_into<K>, top_k<K>
+std::vector<check_entry> top_k_checks();    ///< top_k_into<K>, top_k<K>, top_k_into(k): every list below
+std::vector<check_entry> top_k_32_checks();        ///< top_k_into<32> on float (checks_top_k32.cu)
+std::vector<check_entry> top_k_typed_checks();     ///< top_k<K> on int32, int64, double, half
+std::vector<check_entry> top_k_any_checks();       ///< top_k with k at run time
 std::vector<check_entry> copy_if_checks();  ///< copy_if_into (stable, unordered, stencil), copy_if
-std::vector<check_entry> pieces_checks();   ///< reduce_into, max_element_into over rows and segments
+std::vector<check_entry> pieces_checks();   ///< reduce_into, max_element_into, top_k_into over rows and segments
+std::vector<check_entry> pieces_top_k_checks();      ///< top_k_into(k) over rows and segments
+std::vector<check_entry> pieces_top_k_int_checks();  ///< the int32 ones: over rows, then segments
 
 }  // namespace tally_tool
