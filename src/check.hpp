@@ -61,6 +61,6 @@ std::vector<check_entry> top_k_any_checks();       ///< top_k with k at run time
 std::vector<check_entry> copy_if_checks();  ///< copy_if_into (stable, unordered, stencil), copy_if
 std::vector<check_entry> pieces_checks();   ///< reduce_into, max_element_into, top_k_into over rows and segments
 std::vector<check_entry> pieces_top_k_checks();      ///< top_k_into(k) over rows and segments
-std::vector<check_entry> pieces_top_k_int_checks();  ///< the int32 ones: over rows, then segments
+std::vector<check_entry> pieces_top_k_int_checks();  ///< the int32 ones
 
 }  // namespace tally_tool

@@ -1,5 +1,5 @@
 // `tally verify` entries for top_k with a run-time k over rows and segments of int32 (the
-// machinery: pieces_check.cuh): rows first, then segments.
+// machinery: pieces_check.cuh).
 
 #include "pieces_check.cuh"
 
