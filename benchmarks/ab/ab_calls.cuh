@@ -118,6 +118,8 @@ const tally_ab::entry ab_table[] = {
     AB_AUTO("float_argmin", argmin<float>),
     AB_AUTO("int32_argmax", argmax<int>),
     AB_AUTO("float_top2", top<2, float>),
+    AB_AUTO("float_top2_ascending", top<2, float>),
+    AB_AUTO("float_top2_constant", top<2, float>),
     AB_AUTO("float_top8", top<8, float>),
     AB_AUTO("float_top32", top<32, float>),
     AB_AUTO("int32_top2", top<2, int>),

@@ -63,6 +63,9 @@ const case_info cases[] = {
     {"int32_top32", item::i32, check::top_k, 32},       {"int32_copy_if", item::i32, check::stable, 0},
     {"float_copy_if", item::f32, check::stable, 0},     {"int32_unordered", item::i32, check::multiset, 0},
     {"float_unordered", item::f32, check::multiset, 0},
+    // top_k<2> on data that passes every filter a fold may have (every tile beats the second best; every item ties).
+    {"float_top2_ascending", item::f32, check::top_k, 2, 0, tally_support::pattern::sorted},
+    {"float_top2_constant", item::f32, check::top_k, 2, 0, tally_support::pattern::constant},
     // Rows (n / L rows of L items; a size not a multiple of L is skipped): each row's sum
     // (to 1e-4 relative), index of the largest, or best k values and indices.
     {"float_rowsum_16", item::f32, check::close_value, 0, 16},
