@@ -19,6 +19,7 @@
 // (thread t has items iff t < count). `valid` returns how many threads hold a value.
 
 #include <tally/detail/type_traits.cuh>
+#include <tally/warp/shuffle.cuh>
 
 TALLY_NAMESPACE_BEGIN
 namespace detail {
@@ -247,6 +248,56 @@ template <class Op, class T>
 struct has_insert<Op, T, std::void_t<decltype(std::declval<const Op&>().insert(std::declval<T&>(), std::declval<const T&>()))>>
     : std::true_type {};
 
+/// A conversion into an accumulator with `insert` may also offer a filter on the items as
+/// read, so that most are never converted (top_k<2>: a value no better than the second
+/// best's cannot enter):
+///   bar_key(acc)         an unsigned key, larger the more it excludes; 0: none yet.
+///                        Keys of a warp's lanes may be combined by their maximum.
+///   bar_value(key)       the value of a key.
+///   may_enter(raw, bar)  false when the item, as read, cannot enter an accumulator
+///                        whose bar_key is key, nor any of the warp's with a larger one.
+template <class Convert, class T, class V, class = void>
+struct has_item_filter : std::false_type {};
+template <class Convert, class T, class V>
+struct has_item_filter<
+    Convert, T, V,
+    std::void_t<decltype(std::declval<const Convert&>().may_enter(
+        std::declval<const V&>(), std::declval<const Convert&>().bar_value(std::declval<const Convert&>().bar_key(
+                                      std::declval<const T&>()))))>> : std::true_type {};
+
+/// An item as read and its index: what for_each_item hands on when the conversion waits
+/// for the filter.
+template <class V>
+struct raw_item {
+  V value;
+  std::int64_t index;
+};
+
+/// The full tiles of an operator with `insert` under a conversion with a filter: per tile,
+/// the warp's bar (the largest of its lanes' bar_key: a lane's items must beat the best
+/// bar of the warp, a sharper test than its own), one compare an item, and the conversion
+/// and insert only for items that pass. Sharing the bar is exact where the filter says
+/// so (top2_merge: see convert_to_top2) and matters: with a bar per lane a warp skips a
+/// tile only when all 32 lanes do.
+template <int ItemsPerThread, class T, class V, class Convert, class Op>
+__device__ TALLY_FORCEINLINE void insert_passing(T& acc, const raw_item<V> (&items)[ItemsPerThread],
+                                                 const Convert& convert, const Op& op) {
+  const unsigned int key = warp_max(convert.bar_key(acc));
+  if (key != 0) {
+    const auto bar = convert.bar_value(key);
+    bool any = false;
+#pragma unroll
+    for (int j = 0; j < ItemsPerThread; ++j) any |= convert.may_enter(items[j].value, bar);
+    if (!any) return;  // the common case once the warp has seen a few tiles
+#pragma unroll
+    for (int j = 0; j < ItemsPerThread; ++j)
+      if (convert.may_enter(items[j].value, bar)) op.insert(acc, convert(items[j].value, items[j].index));
+  } else {
+#pragma unroll
+    for (int j = 0; j < ItemsPerThread; ++j) op.insert(acc, convert(items[j].value, items[j].index));
+  }
+}
+
 /// Returns this thread's fold of its items; `valid` (block-uniform) gets the number of
 /// threads of this block that have at least one item. OneTile: the kernel only runs on
 /// inputs of at most one tile (for_each_item_of_one_tile).
@@ -255,7 +306,14 @@ __device__ T thread_accumulate(const input_range<It>& in, Convert convert, Op op
   if constexpr (has_insert<Op, T>::value) {
     T acc = Op::empty_accumulator();
     const auto on_item = [&](const T& item) { op.insert(acc, item); };
-    if constexpr (OneTile) {
+    using V = iter_value_t<It>;
+    if constexpr (!OneTile && has_item_filter<Convert, T, V>::value) {
+      // The items reach the tile callback as read; the filter decides which to convert.
+      const auto as_read = [](const V& value, std::int64_t index) { return raw_item<V>{value, index}; };
+      valid = for_each_item<Threads, ItemsPerThread, raw_item<V>, true>(
+          in, as_read, [&](raw_item<V> (&items)[ItemsPerThread]) { insert_passing(acc, items, convert, op); },
+          [&](const raw_item<V>& item) { op.insert(acc, convert(item.value, item.index)); });
+    } else if constexpr (OneTile) {
       valid = for_each_item_of_one_tile<Threads, ItemsPerThread, T>(in, convert, on_item);
     } else {
       valid = for_each_item<Threads, ItemsPerThread, T, true>(

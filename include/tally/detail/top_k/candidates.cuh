@@ -34,6 +34,8 @@ struct packed_candidates {
   using key = packed_key<V, LargestWins>;
   using type = unsigned long long;
   using carry_type = packed_carry<V>;
+  using value_type = V;
+  static constexpr bool largest_wins = LargestWins;
   static constexpr bool partitioned = true;
   std::int64_t offset = 0;
   carry_type* carry = nullptr;

@@ -75,6 +75,29 @@ struct convert_to_top2 {
   __device__ TALLY_FORCEINLINE top2_keys operator()(const Item& item, std::int64_t index) const {
     return {packed(item, index), 0};
   }
+  // The filter of block/for_each_item.cuh (thread_accumulate): items are converted into
+  // keys (the NaN test, the zeros, the order flip, the index: about 20 instructions) only
+  // when their value, as read, beats the bar: the second best's value, the best of the
+  // warp's lanes'. On uniform data almost no item does once a warp has seen a few tiles.
+  // Exact: the lane M whose second best sets the bar holds two keys at least as good as
+  // (bar, its index), and both stay among the keys kept. An item whose value is worse
+  // than the bar loses to both; so does an equal one (a tie; -0.0 and +0.0 are one value
+  // here), whose index is higher than M's second's: the accumulators hold the items of
+  // earlier tiles of the block's loop, which lie below every item of the current tile.
+  // A NaN on either side fails the compare and goes to the exact insert.
+  // For values of a built-in arithmetic type, read as that type.
+  template <class V = typename Packed::value_type, std::enable_if_t<std::is_arithmetic_v<V>, int> = 0>
+  __device__ TALLY_FORCEINLINE std::uint32_t bar_key(const top2_keys& acc) const {
+    return Packed::key::high(acc.second);  // 0 while fewer than two; else the value's key
+  }
+  __device__ TALLY_FORCEINLINE auto bar_value(std::uint32_t key) const {
+    using V = typename Packed::value_type;
+    return from_order_key<V>(Packed::largest_wins ? key : ~key);
+  }
+  template <class V>
+  __device__ TALLY_FORCEINLINE bool may_enter(const V& raw, const V& bar) const {
+    return Packed::largest_wins ? !(raw <= bar) : !(bar <= raw);
+  }
 };
 
 /// finish: indices[i] and values[i] for the keys found (min(K, n) of them), the indices
