@@ -106,77 +106,57 @@ std::vector<check_row> check_copy_if(const check_row& label, ts::pattern data, P
   ts::bit_sorter<T> sorter(st);
   ts::device_buffer<ts::bits_of<T>> sorted_reference, sorted_got;
 
-  std::vector<check_row> rows;
-  for (tally::backend_id backend : o.backends) {
-    check_row row = label;
-    row.n = n;
-    row.backend = backend;
-    row.bytes = double(n + std::uint64_t(reference_count)) * sizeof(T);  // read + written
-    try {
-      with_policy(backend, st, [&](auto chosen) {
-        const auto policy = [&] {
-          if constexpr (Form == form::unordered) return chosen.unordered();
-          else return chosen;
-        }();
-        // The atomic backend implies unordered().
-        const bool stable = Form != form::unordered && backend != tally::backend_id::atomic;
-        // One call on copy k; returns the count for the synchronous form.
-        auto call = [&](int k) -> std::int64_t {
-          const T* first = input.copies.copy(k);
-          if constexpr (Form == form::sync) {
-            return tally::copy_if(policy, first, first + n, out.data(), pred) - out.data();
-          } else if constexpr (Form == form::stencil) {
-            tally::copy_if_into(policy, first, first + n, stencil, out.data(), count.data(), pred);
-            return 0;
-          } else {
-            tally::copy_if_into(policy, first, first + n, out.data(), count.data(), pred);
-            return 0;
-          }
-        };
+  const double bytes = double(n + std::uint64_t(reference_count)) * sizeof(T);  // read + written
+  return rows_per_backend(label, n, bytes, o, st, [&](auto chosen, check_row& row) {
+    const auto policy = [&] {
+      if constexpr (Form == form::unordered) return chosen.unordered();
+      else return chosen;
+    }();
+    // The atomic backend implies unordered().
+    const bool stable = Form != form::unordered && row.backend != tally::backend_id::atomic;
+    // One call on copy k; returns the count for the synchronous form.
+    auto call = [&](int k) -> std::int64_t {
+      const T* first = input.copies.copy(k);
+      if constexpr (Form == form::sync) {
+        return tally::copy_if(policy, first, first + n, out.data(), pred) - out.data();
+      } else if constexpr (Form == form::stencil) {
+        tally::copy_if_into(policy, first, first + n, stencil, out.data(), count.data(), pred);
+        return 0;
+      } else {
+        tally::copy_if_into(policy, first, first + n, out.data(), count.data(), pred);
+        return 0;
+      }
+    };
 
-        // A call that writes too little or too much cannot pass by accident.
-        TALLY_SUPPORT_CHECK(cudaMemsetAsync(out.data(), 0xff, out.bytes(), st));
-        TALLY_SUPPORT_CHECK(cudaMemsetAsync(count.data(), 0xff, sizeof(std::int64_t), st));
-        std::int64_t got = call(0);
-        if constexpr (Form != form::sync)
-          TALLY_SUPPORT_CHECK(cudaMemcpyAsync(&got, count.data(), sizeof got, cudaMemcpyDeviceToHost, st));
-        TALLY_SUPPORT_CHECK(cudaStreamSynchronize(st));
+    // A call that writes too little or too much cannot pass by accident.
+    TALLY_SUPPORT_CHECK(cudaMemsetAsync(out.data(), 0xff, out.bytes(), st));
+    TALLY_SUPPORT_CHECK(cudaMemsetAsync(count.data(), 0xff, sizeof(std::int64_t), st));
+    std::int64_t got = call(0);
+    if constexpr (Form != form::sync)
+      TALLY_SUPPORT_CHECK(cudaMemcpyAsync(&got, count.data(), sizeof got, cudaMemcpyDeviceToHost, st));
+    TALLY_SUPPORT_CHECK(cudaStreamSynchronize(st));
 
-        if (!stable && sorted_reference.size() < std::size_t(reference_count)) {
-          sorted_reference = ts::device_buffer<ts::bits_of<T>>(std::size_t(reference_count));
-          sorted_got = ts::device_buffer<ts::bits_of<T>>(std::size_t(reference_count));
-          sorter.sort(reference.data(), std::uint64_t(reference_count), sorted_reference.data());
-        }
-        const std::uint64_t end = got >= 0 && std::uint64_t(got) <= n ? std::uint64_t(got) : 0;
-        row.detail = ts::compare_selection<T>(out.data(), got, reference.data(), reference_count, stable, &sorter,
-                                              sorted_got.data(), sorted_reference.data(),
-                                              n + ts::copy_if_guard_items - end, st);
-        row.ok = row.detail.empty();
-        if (row.ok && timing) {
-          row.tally_us = time_us([&](int k) { (void)call(k); }, input, o.loops);
-          row.cub_us = cub_us;
-          row.timed = true;
-        }
-      });
-    } catch (const std::exception& e) {
-      row.ok = false;
-      row.detail = e.what();
+    if (!stable && sorted_reference.size() < std::size_t(reference_count)) {
+      sorted_reference = ts::device_buffer<ts::bits_of<T>>(std::size_t(reference_count));
+      sorted_got = ts::device_buffer<ts::bits_of<T>>(std::size_t(reference_count));
+      sorter.sort(reference.data(), std::uint64_t(reference_count), sorted_reference.data());
     }
-    rows.push_back(row);
-  }
-  return rows;
+    const std::uint64_t end = got >= 0 && std::uint64_t(got) <= n ? std::uint64_t(got) : 0;
+    row.detail = ts::compare_selection<T>(out.data(), got, reference.data(), reference_count, stable, &sorter,
+                                          sorted_got.data(), sorted_reference.data(),
+                                          n + ts::copy_if_guard_items - end, st);
+    row.ok = row.detail.empty();
+    time_passed_row(row, timing, [&](int k) { (void)call(k); }, input, cub_us, o.loops);
+  });
 }
 
 /// One entry: the call of `Form` on T with Pred, shown as `algorithm`.
 template <form Form, class T, class Pred>
 check_entry copy_if_entry(const char* algorithm, const char* type_key, ts::pattern data) {
-  check_row label;
-  label.algorithm = algorithm;
-  label.type = type_key;
-  label.data = ts::pattern_name(data);
-  return {label.algorithm, type_key, label.data, [=](std::uint64_t n, const verify_options& o) {
-            return check_copy_if<Form, T>(label, data, Pred{}, n, o);
-          }};
+  return labelled_entry(algorithm, type_key, type_key, data,
+                        [=](const check_row& label, std::uint64_t n, const verify_options& o) {
+                          return check_copy_if<Form, T>(label, data, Pred{}, n, o);
+                        });
 }
 
 }  // namespace

@@ -76,47 +76,26 @@ std::vector<check_row> check_extremum(const check_row& label, ts::pattern data, 
   const bool timing = o.timing && n > 0;
   const double cub_us = timing ? time_us(cub_call, input, o.loops) : 0.0;
 
-  std::vector<check_row> rows;
-  for (tally::backend_id backend : o.backends) {
-    check_row row = label;
-    row.n = n;
-    row.backend = backend;
-    row.bytes = double(n) * sizeof(T);
-    try {
-      with_policy(backend, input.stream, [&](auto policy) {
-        auto tally_call = [&](int k) { tally_arg<Max>(policy, input.copies.copy(k), n, index.data()); };
-        index.memset(0xff);  // a backend that writes nothing cannot pass by accident
-        tally_call(0);
-        TALLY_SUPPORT_CHECK(cudaStreamSynchronize(input.stream));
-        const std::int64_t got = index.get();
-        row.ok = got == reference;
-        if (!row.ok)
-          row.detail =
-              "got index " + std::to_string(got) + ", " + reference_name + " gives " + std::to_string(reference);
-        if (row.ok && timing) {
-          row.tally_us = time_us(tally_call, input, o.loops);
-          row.cub_us = cub_us;
-          row.timed = true;
-        }
-      });
-    } catch (const std::exception& e) {
-      row.ok = false;
-      row.detail = e.what();
-    }
-    rows.push_back(row);
-  }
-  return rows;
+  return rows_per_backend(label, n, double(n) * sizeof(T), o, input.stream, [&](auto policy, check_row& row) {
+    auto tally_call = [&](int k) { tally_arg<Max>(policy, input.copies.copy(k), n, index.data()); };
+    index.memset(0xff);  // a backend that writes nothing cannot pass by accident
+    tally_call(0);
+    TALLY_SUPPORT_CHECK(cudaStreamSynchronize(input.stream));
+    const std::int64_t got = index.get();
+    row.ok = got == reference;
+    if (!row.ok)
+      row.detail =
+          "got index " + std::to_string(got) + ", " + reference_name + " gives " + std::to_string(reference);
+    time_passed_row(row, timing, tally_call, input, cub_us, o.loops);
+  });
 }
 
 template <bool Max, class T>
 check_entry extremum_entry(const char* type_key, ts::pattern data) {
-  check_row label;
-  label.algorithm = Max ? "max_element_into" : "min_element_into";
-  label.type = type_key;
-  label.data = ts::pattern_name(data);
-  return {label.algorithm, type_key, label.data, [=](std::uint64_t n, const verify_options& o) {
-            return check_extremum<Max, T>(label, data, n, o);
-          }};
+  return labelled_entry(Max ? "max_element_into" : "min_element_into", type_key, type_key, data,
+                        [=](const check_row& label, std::uint64_t n, const verify_options& o) {
+                          return check_extremum<Max, T>(label, data, n, o);
+                        });
 }
 
 /// Both algorithms on one type and pattern.

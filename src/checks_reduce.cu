@@ -41,49 +41,28 @@ std::vector<check_row> check_reduce(const check_row& label, ts::pattern data, Op
   const Acc reference = out.get();
   const double cub_us = o.timing ? time_us(cub_call, input, o.loops) : 0.0;
 
-  std::vector<check_row> rows;
-  for (tally::backend_id backend : o.backends) {
-    check_row row = label;
-    row.n = n;
-    row.backend = backend;
-    row.bytes = double(n) * sizeof(T);
-    try {
-      with_policy(backend, input.stream, [&](auto policy) {
-        auto tally_call = [&](int k) {
-          const T* first = input.copies.copy(k);
-          tally::reduce_into(policy, first, first + n, out.data(), init, op);
-        };
-        out.memset(0xff);  // a backend that writes nothing cannot pass by accident
-        tally_call(0);
-        TALLY_SUPPORT_CHECK(cudaStreamSynchronize(input.stream));
-        const Acc got = out.get();
-        row.ok = ts::close_enough(got, reference, rel_tol);
-        if (!row.ok) row.detail = "got " + value_text(got) + ", CUB gives " + value_text(reference);
-        if (row.ok && o.timing) {
-          row.tally_us = time_us(tally_call, input, o.loops);
-          row.cub_us = cub_us;
-          row.timed = true;
-        }
-      });
-    } catch (const std::exception& e) {
-      row.ok = false;
-      row.detail = e.what();
-    }
-    rows.push_back(row);
-  }
-  return rows;
+  return rows_per_backend(label, n, double(n) * sizeof(T), o, input.stream, [&](auto policy, check_row& row) {
+    auto tally_call = [&](int k) {
+      const T* first = input.copies.copy(k);
+      tally::reduce_into(policy, first, first + n, out.data(), init, op);
+    };
+    out.memset(0xff);  // a backend that writes nothing cannot pass by accident
+    tally_call(0);
+    TALLY_SUPPORT_CHECK(cudaStreamSynchronize(input.stream));
+    const Acc got = out.get();
+    row.ok = ts::close_enough(got, reference, rel_tol);
+    if (!row.ok) row.detail = "got " + value_text(got) + ", CUB gives " + value_text(reference);
+    time_passed_row(row, o.timing, tally_call, input, cub_us, o.loops);
+  });
 }
 
 template <class T, class Acc, class Op>
 check_entry reduce_entry(const char* algorithm, const char* type_key, const char* type_shown, ts::pattern data,
                          Op op, Acc init, double rel_tol) {
-  check_row label;
-  label.algorithm = algorithm;
-  label.type = type_shown;
-  label.data = ts::pattern_name(data);
-  return {algorithm, type_key, label.data, [=](std::uint64_t n, const verify_options& o) {
-            return check_reduce<T, Acc>(label, data, op, init, rel_tol, n, o);
-          }};
+  return labelled_entry(algorithm, type_key, type_shown, data,
+                        [=](const check_row& label, std::uint64_t n, const verify_options& o) {
+                          return check_reduce<T, Acc>(label, data, op, init, rel_tol, n, o);
+                        });
 }
 
 }  // namespace

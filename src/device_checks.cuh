@@ -22,6 +22,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace tally_tool {
 
@@ -76,6 +77,52 @@ void with_policy(tally::backend_id backend, cudaStream_t stream, F&& f) {
     case tally::backend_id::host: break;
   }
   throw std::invalid_argument("with_policy: not a device backend");
+}
+
+/// One row per backend of o.backends: a copy of `label` with n, the backend and the bytes
+/// a call reads, filled in by check(policy, row) under that backend's policy on `stream`.
+/// An exception fails that backend's row with its message; the other backends still run.
+template <class Check>
+std::vector<check_row> rows_per_backend(const check_row& label, std::uint64_t n, double bytes,
+                                        const verify_options& o, cudaStream_t stream, Check&& check) {
+  std::vector<check_row> rows;
+  for (tally::backend_id backend : o.backends) {
+    check_row row = label;
+    row.n = n;
+    row.backend = backend;
+    row.bytes = bytes;
+    try {
+      with_policy(backend, stream, [&](auto policy) { check(policy, row); });
+    } catch (const std::exception& e) {
+      row.ok = false;
+      row.detail = e.what();
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+/// A passed row's timing, when `timing` is on: tally's µs for call(copy) beside CUB's.
+template <class Call, class T>
+void time_passed_row(check_row& row, bool timing, Call&& call, const device_input<T>& input, double cub_us,
+                     int loops) {
+  if (!row.ok || !timing) return;
+  row.tally_us = time_us(call, input, loops);
+  row.cub_us = cub_us;
+  row.timed = true;
+}
+
+/// An entry of `tally verify`: rows labelled `algorithm`, `type_shown` and the data's name,
+/// made by check(label, n, options) (--type matches `type_key`).
+template <class Check>
+check_entry labelled_entry(const std::string& algorithm, const char* type_key, const char* type_shown,
+                           tally_support::pattern data, Check check) {
+  check_row label;
+  label.algorithm = algorithm;
+  label.type = type_shown;
+  label.data = tally_support::pattern_name(data);
+  return {algorithm, type_key, label.data,
+          [label, check](std::uint64_t n, const verify_options& o) { return check(label, n, o); }};
 }
 
 /// A value as text: integers in full, floats with 9 significant digits ("nan", "-0",

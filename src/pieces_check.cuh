@@ -142,88 +142,67 @@ std::vector<check_row> check_pieces(const check_row& label, ts::pattern data, pi
   }
   const double cub_us = o.timing ? time_us(cub_call, input, o.loops) : 0.0;
 
-  std::vector<check_row> rows;
-  for (tally::backend_id backend : o.backends) {
-    check_row row = label;
-    row.n = n;
-    row.backend = backend;
-    row.bytes = double(layout.offsets.back()) * sizeof(T);
-    try {
-      with_policy(backend, input.stream, [&](auto policy) {
-        auto tally_call = [&](int k) {
-          const T* first = input.copies.copy(k);
-          const auto run = [&](const auto& pieces) {
-            if constexpr (What == piece_op::sum) tally::reduce_into(policy, first, pieces, sums.data(), init, op);
-            else if constexpr (What == piece_op::argmax) tally::max_element_into(policy, first, pieces, index.data());
-            else tally::top_k_into(policy, first, pieces, piece_top_k, top_values.data(), top_indices.data());
-          };
-          if (kind == piece_kind::rows) run(tally::rows(count, layout.row_length));
-          else run(tally::segments(offsets.data(), count));
-        };
-        sums.memset(0xff);  // a backend that writes nothing cannot pass by accident
-        index.memset(0xff);
-        top_indices.memset(0x7f);
-        tally_call(0);
-        TALLY_SUPPORT_CHECK(cudaStreamSynchronize(input.stream));
-        row.ok = true;
-        if constexpr (What == piece_op::sum) {
-          std::vector<Sum> got(static_cast<std::size_t>(count));
-          TALLY_SUPPORT_CHECK(cudaMemcpy(got.data(), sums.data(), sizeof(Sum) * got.size(), cudaMemcpyDeviceToHost));
-          const double tol = std::is_integral_v<T> ? 0.0 : 1e-4;
-          for (std::int64_t s = 0; s < count && row.ok; ++s)
-            if (!ts::close_enough(got[s], want_sums[s], tol)) {
-              row.ok = false;
-              row.detail = "piece " + std::to_string(s) + ": got " + value_text(got[s]) + ", tally::host gives " +
-                           value_text(want_sums[s]);
-            }
-        } else if constexpr (top) {
-          std::vector<T> got_values(top_entries);
-          std::vector<std::int64_t> got_indices(top_entries);
-          top_values.copy_to_host(got_values);
-          top_indices.copy_to_host(got_indices);
-          for (std::size_t j = 0; j < top_entries && row.ok; ++j)
-            if (got_indices[j] != want_top_indices[j] ||
-                (want_top_indices[j] >= 0 && std::memcmp(&got_values[j], &want_top_values[j], sizeof(T)) != 0)) {
-              row.ok = false;
-              row.detail = "piece " + std::to_string(j / piece_top_k) + " entry " + std::to_string(j % piece_top_k) +
-                           ": index " + std::to_string(got_indices[j]) + ", tally::host gives " +
-                           std::to_string(want_top_indices[j]);
-            }
-        } else {
-          std::vector<std::int64_t> got(static_cast<std::size_t>(count));
-          TALLY_SUPPORT_CHECK(cudaMemcpy(got.data(), index.data(), sizeof(std::int64_t) * got.size(),
-                                         cudaMemcpyDeviceToHost));
-          for (std::int64_t s = 0; s < count && row.ok; ++s)
-            if (got[s] != want_index[s]) {
-              row.ok = false;
-              row.detail = "piece " + std::to_string(s) + ": index " + std::to_string(got[s]) +
-                           ", tally::host gives " + std::to_string(want_index[s]);
-            }
+  return rows_per_backend(label, n, double(layout.offsets.back()) * sizeof(T), o, input.stream, [&](auto policy, check_row& row) {
+    auto tally_call = [&](int k) {
+      const T* first = input.copies.copy(k);
+      const auto run = [&](const auto& pieces) {
+        if constexpr (What == piece_op::sum) tally::reduce_into(policy, first, pieces, sums.data(), init, op);
+        else if constexpr (What == piece_op::argmax) tally::max_element_into(policy, first, pieces, index.data());
+        else tally::top_k_into(policy, first, pieces, piece_top_k, top_values.data(), top_indices.data());
+      };
+      if (kind == piece_kind::rows) run(tally::rows(count, layout.row_length));
+      else run(tally::segments(offsets.data(), count));
+    };
+    sums.memset(0xff);  // a backend that writes nothing cannot pass by accident
+    index.memset(0xff);
+    top_indices.memset(0x7f);
+    tally_call(0);
+    TALLY_SUPPORT_CHECK(cudaStreamSynchronize(input.stream));
+    row.ok = true;
+    if constexpr (What == piece_op::sum) {
+      std::vector<Sum> got(static_cast<std::size_t>(count));
+      TALLY_SUPPORT_CHECK(cudaMemcpy(got.data(), sums.data(), sizeof(Sum) * got.size(), cudaMemcpyDeviceToHost));
+      const double tol = std::is_integral_v<T> ? 0.0 : 1e-4;
+      for (std::int64_t s = 0; s < count && row.ok; ++s)
+        if (!ts::close_enough(got[s], want_sums[s], tol)) {
+          row.ok = false;
+          row.detail = "piece " + std::to_string(s) + ": got " + value_text(got[s]) + ", tally::host gives " +
+                       value_text(want_sums[s]);
         }
-        if (row.ok && o.timing) {
-          row.tally_us = time_us(tally_call, input, o.loops);
-          row.cub_us = cub_us;
-          row.timed = true;
+    } else if constexpr (top) {
+      std::vector<T> got_values(top_entries);
+      std::vector<std::int64_t> got_indices(top_entries);
+      top_values.copy_to_host(got_values);
+      top_indices.copy_to_host(got_indices);
+      for (std::size_t j = 0; j < top_entries && row.ok; ++j)
+        if (got_indices[j] != want_top_indices[j] ||
+            (want_top_indices[j] >= 0 && std::memcmp(&got_values[j], &want_top_values[j], sizeof(T)) != 0)) {
+          row.ok = false;
+          row.detail = "piece " + std::to_string(j / piece_top_k) + " entry " + std::to_string(j % piece_top_k) +
+                       ": index " + std::to_string(got_indices[j]) + ", tally::host gives " +
+                       std::to_string(want_top_indices[j]);
         }
-      });
-    } catch (const std::exception& e) {
-      row.ok = false;
-      row.detail = e.what();
+    } else {
+      std::vector<std::int64_t> got(static_cast<std::size_t>(count));
+      TALLY_SUPPORT_CHECK(cudaMemcpy(got.data(), index.data(), sizeof(std::int64_t) * got.size(),
+                                     cudaMemcpyDeviceToHost));
+      for (std::int64_t s = 0; s < count && row.ok; ++s)
+        if (got[s] != want_index[s]) {
+          row.ok = false;
+          row.detail = "piece " + std::to_string(s) + ": index " + std::to_string(got[s]) +
+                       ", tally::host gives " + std::to_string(want_index[s]);
+        }
     }
-    rows.push_back(row);
-  }
-  return rows;
+    time_passed_row(row, o.timing, tally_call, input, cub_us, o.loops);
+  });
 }
 
 template <piece_op What, class T>
 check_entry pieces_entry(const char* algorithm, const char* type_key, ts::pattern data, piece_kind kind) {
-  check_row label;
-  label.algorithm = algorithm;
-  label.type = type_key;
-  label.data = ts::pattern_name(data);
-  return {algorithm, type_key, label.data, [=](std::uint64_t n, const verify_options& o) {
-            return check_pieces<What, T>(label, data, kind, n, o);
-          }};
+  return labelled_entry(algorithm, type_key, type_key, data,
+                        [=](const check_row& label, std::uint64_t n, const verify_options& o) {
+                          return check_pieces<What, T>(label, data, kind, n, o);
+                        });
 }
 
 }  // namespace pieces_check

@@ -172,84 +172,63 @@ std::vector<check_row> check_top_k(const check_row& label, ts::pattern data, ref
 
   ts::device_buffer<T> values(K);
   ts::device_buffer<std::int64_t> indices(K);
-  std::vector<check_row> rows;
-  for (tally::backend_id backend : o.backends) {
-    check_row row = label;
-    row.n = n;
-    row.backend = backend;
-    row.bytes = double(n) * sizeof(T);
-    try {
-      with_policy(backend, input.stream, [&](auto policy) {
-        auto call = [&](int k) {
-          const T* first = input.copies.copy(k);
-          if constexpr (Sync)
-            return form.get(policy, first, n, comp);
-          else
-            form.into(policy, first, n, values.data(), indices.data(), comp);
-        };
+  return rows_per_backend(label, n, double(n) * sizeof(T), o, input.stream, [&](auto policy, check_row& row) {
+    auto call = [&](int k) {
+      const T* first = input.copies.copy(k);
+      if constexpr (Sync)
+        return form.get(policy, first, n, comp);
+      else
+        form.into(policy, first, n, values.data(), indices.data(), comp);
+    };
 
-        // What tally gives on copy 0: K entries, the first `got_count` of them meaningful.
-        std::vector<T> got_values(K);
-        std::vector<std::int64_t> got_indices(K);
-        std::size_t got_count = count;
-        if constexpr (Sync) {
-          top_k_output<T> r = call(0);
-          got_values = std::move(r.values);
-          got_indices = std::move(r.indices);
-          got_count = r.count;
-        } else {
-          values.memset(0xff);  // a backend that writes nothing cannot pass by accident
-          indices.memset(0xff);
-          call(0);
-          TALLY_SUPPORT_CHECK(cudaStreamSynchronize(input.stream));
-          values.copy_to_host(got_values);
-          indices.copy_to_host(got_indices);
-        }
-
-        row.ok = got_count == count;
-        if (!row.ok) row.detail = "count " + std::to_string(got_count) + ", expected " + std::to_string(count);
-        for (std::size_t i = 0; i < count && row.ok; ++i) {
-          row.ok = got_indices[i] == ref_indices[i] && std::memcmp(&got_values[i], &ref_values[i], sizeof(T)) == 0;
-          if (!row.ok)
-            row.detail = "entry " + std::to_string(i) + ": got " + value_text(got_values[i]) + " (index " +
-                         std::to_string(got_indices[i]) + "), " + reference_name + " gives " +
-                         value_text(ref_values[i]) + " (index " + std::to_string(ref_indices[i]) + ")";
-        }
-        // Only min(K, n) entries are written (top_k_into), the rest value-initialised (top_k).
-        for (std::size_t i = count; i < std::size_t(K) && row.ok; ++i) {
-          const bool untouched = Sync ? got_indices[i] == 0 : got_indices[i] == -1;
-          row.ok = untouched;
-          if (!row.ok)
-            row.detail = "entry " + std::to_string(i) + " has index " + std::to_string(got_indices[i]) + ", but only " +
-                         std::to_string(count) + " entries exist";
-        }
-
-        if (row.ok && timing) {
-          row.tally_us = time_us([&](int k) { (void)call(k); }, input, o.loops);
-          row.cub_us = cub_us;
-          row.timed = true;
-        }
-      });
-    } catch (const std::exception& e) {
-      row.ok = false;
-      row.detail = e.what();
+    // What tally gives on copy 0: K entries, the first `got_count` of them meaningful.
+    std::vector<T> got_values(K);
+    std::vector<std::int64_t> got_indices(K);
+    std::size_t got_count = count;
+    if constexpr (Sync) {
+      top_k_output<T> r = call(0);
+      got_values = std::move(r.values);
+      got_indices = std::move(r.indices);
+      got_count = r.count;
+    } else {
+      values.memset(0xff);  // a backend that writes nothing cannot pass by accident
+      indices.memset(0xff);
+      call(0);
+      TALLY_SUPPORT_CHECK(cudaStreamSynchronize(input.stream));
+      values.copy_to_host(got_values);
+      indices.copy_to_host(got_indices);
     }
-    rows.push_back(row);
-  }
-  return rows;
+
+    row.ok = got_count == count;
+    if (!row.ok) row.detail = "count " + std::to_string(got_count) + ", expected " + std::to_string(count);
+    for (std::size_t i = 0; i < count && row.ok; ++i) {
+      row.ok = got_indices[i] == ref_indices[i] && std::memcmp(&got_values[i], &ref_values[i], sizeof(T)) == 0;
+      if (!row.ok)
+        row.detail = "entry " + std::to_string(i) + ": got " + value_text(got_values[i]) + " (index " +
+                     std::to_string(got_indices[i]) + "), " + reference_name + " gives " +
+                     value_text(ref_values[i]) + " (index " + std::to_string(ref_indices[i]) + ")";
+    }
+    // Only min(K, n) entries are written (top_k_into), the rest value-initialised (top_k).
+    for (std::size_t i = count; i < std::size_t(K) && row.ok; ++i) {
+      const bool untouched = Sync ? got_indices[i] == 0 : got_indices[i] == -1;
+      row.ok = untouched;
+      if (!row.ok)
+        row.detail = "entry " + std::to_string(i) + " has index " + std::to_string(got_indices[i]) + ", but only " +
+                     std::to_string(count) + " entries exist";
+    }
+
+    time_passed_row(row, timing, [&](int k) { (void)call(k); }, input, cub_us, o.loops);
+  });
 }
 
 /// One entry: top_k_into<K> (Sync: top_k<K>) of T on `data` under Compare, shown as
 /// "top_k_into<K>" plus `what` (e.g. " greater").
 template <class T, class Compare, class Form>
 check_entry top_k_form_entry(Form form, const char* type_key, ts::pattern data, reference ref, const char* what) {
-  check_row label;
-  label.algorithm = form.name() + what;
-  label.type = type_key;
-  label.data = ts::pattern_name(data);
-  return {label.algorithm, type_key, label.data, [=](std::uint64_t n, const verify_options& o) {
-            return check_top_k<Form, T>(label, data, ref, Compare{}, form, n, o);
-          }};
+  return labelled_entry(form.name() + what, type_key, type_key, data,
+                        [=](const check_row& label, std::uint64_t n, const verify_options& o) {
+                          return check_top_k<Form, T>(label, data, ref, Compare{}, form, n, o);
+                        });
 }
 template <int K, class T, class Compare = tally::less<>, bool Sync = false>
 check_entry top_k_entry(const char* type_key, ts::pattern data, reference ref = reference::cub, const char* what = "") {
