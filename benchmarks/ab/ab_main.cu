@@ -65,10 +65,14 @@ const case_info cases[] = {
     {"float_unordered", item::f32, check::multiset, 0},
     // top_k<2> on data that passes every filter a fold may have (every tile beats the second best; every item ties).
     {"float_top2_ascending", item::f32, check::top_k, 2, 0, tally_support::pattern::sorted},
+    {"float_argmax_ascending", item::f32, check::index, 0, 0, tally_support::pattern::sorted},
+    {"float_argmax_constant", item::f32, check::index, 0, 0, tally_support::pattern::constant},
     {"float_top2_constant", item::f32, check::top_k, 2, 0, tally_support::pattern::constant},
     // Rows (n / L rows of L items; a size not a multiple of L is skipped): each row's sum
     // (to 1e-4 relative), index of the largest, or best k values and indices.
     {"float_rowsum_16", item::f32, check::close_value, 0, 16},
+    {"float_rowsum_256", item::f32, check::close_value, 0, 256},
+    {"float_rowsum_2048", item::f32, check::close_value, 0, 2048},
     {"float_rowsum_65536", item::f32, check::close_value, 0, 65536},
     {"float_rowsum_131072", item::f32, check::close_value, 0, 131072},
     {"float_rowsum_2^24", item::f32, check::close_value, 0, 1 << 24},
@@ -76,6 +80,7 @@ const case_info cases[] = {
     {"float_rowargmax_65536", item::f32, check::index, 0, 65536},
     {"float_rowargmax_131072", item::f32, check::index, 0, 131072},
     {"float_rowargmax_2^24", item::f32, check::index, 0, 1 << 24},
+    {"float_rowargmax_131072_ascending", item::f32, check::index, 0, 131072, tally_support::pattern::sorted},
     {"float_rowtop32_65536", item::f32, check::top_k, 32, 65536},
     {"float_rowtop50_131072", item::f32, check::top_k, 50, 131072},
     {"float_rowtop256_131072", item::f32, check::top_k, 256, 131072},

@@ -1,7 +1,8 @@
 #pragma once
-// From a call over pieces to its launch: the argument checks, the one kernel of the call
-// site (detail/pieces/kernel.cuh, with the selector of the flat call's class: the same
-// tuning rule, backend and shape), and the way it runs, chosen from the shape:
+// From a call over pieces to its launch: the argument checks, the kernel of the call site
+// (detail/pieces/kernel.cuh, with the selector of the flat call's class: the same tuning
+// rule, backend and shape; over rows a second one for the blocks way where its register
+// cap differs, pieces_blocks_apart), and the way it runs, chosen from the shape:
 //
 // - rows of at most 2048 items: groups of G lanes per row, G the power of two nearest
 //   length / 8 (1..32): every lane has about 8 items, a warp takes 32 / G rows;
@@ -116,22 +117,24 @@ inline std::int64_t chunks_per_piece(std::int64_t count, std::int64_t tiles, std
   return best;
 }
 
-/// How a call over `pieces` runs on a kernel of `shape` (see the file comment).
+/// How a call over `pieces` runs on a kernel of `shape` (see the file comment); the blocks
+/// way's chunks for the kernel of `blocks_shape` that runs it.
 template <class Pieces>
-pieces_launch choose_pieces_launch(const Pieces& pieces, const kernel_shape& shape, const device_context& ctx) {
+pieces_launch choose_pieces_launch(const Pieces& pieces, const kernel_shape& shape, const kernel_shape& blocks_shape,
+                                   const device_context& ctx) {
   pieces_launch launch;
   if constexpr (std::is_same_v<Pieces, rows_t>) {
     const std::int64_t length = pieces.row_length, count = pieces.num_rows;
-    const std::int64_t resident_blocks = std::int64_t(ctx.sm_count) * shape.blocks_per_sm;
-    const std::int64_t resident_warps = resident_blocks * (shape.policy.threads / 32);
-    const std::int64_t tile = std::int64_t(shape.policy.threads) * shape.policy.items_per_thread;
+    const std::int64_t resident_warps = std::int64_t(ctx.sm_count) * shape.blocks_per_sm * (shape.policy.threads / 32);
     if (length <= 2048) {
       launch.lanes = lanes_for(length / 8 > 0 ? length / 8 : 1);
     } else if (count >= 4 * resident_warps && length <= max_packed_partition) {
       launch.lanes = 32;
     } else {
+      const std::int64_t tile = std::int64_t(blocks_shape.policy.threads) * blocks_shape.policy.items_per_thread;
       launch.lanes = 0;
-      launch.chunks = chunks_per_piece(count, (length + tile - 1) / tile, resident_blocks);
+      launch.chunks = chunks_per_piece(count, (length + tile - 1) / tile,
+                                       std::int64_t(ctx.sm_count) * blocks_shape.blocks_per_sm);
     }
   } else {
     launch.lanes = 32;
@@ -152,9 +155,20 @@ void dispatch_pieces(const char* algorithm, const Policy& policy, const device_c
   if (count == 0) return;
   const auto device_pieces = unwrap_pieces(pieces);
   using DevicePieces = std::remove_cv_t<decltype(device_pieces)>;
-  constexpr auto kernel = pieces_kernel<selector, Plan, It, DevicePieces, Out>;
-  const kernel_shape shape = shape_of<selector, kernel>(algorithm, ctx);
-  pieces_launch launch = choose_pieces_launch(pieces, shape, ctx);
+  constexpr auto kernel = pieces_kernel<selector, pieces_ways::any, Plan, It, DevicePieces, Out>;
+  kernel_shape shape = shape_of<selector, kernel>(algorithm, ctx);
+  pieces_launch launch = choose_pieces_launch(pieces, shape, shape, ctx);
+  auto launched = kernel;
+  if constexpr (std::is_same_v<Pieces, rows_t>) {
+    // The blocks way over rows may have a kernel of its own (kernel.cuh: pieces_blocks_apart).
+    constexpr auto blocks_kernel = pieces_kernel<selector, pieces_ways::blocks, Plan, It, DevicePieces, Out>;
+    if (launch.lanes == 0 && pieces_blocks_apart<selector, iter_value_t<It>>(shape.arch)) {
+      const kernel_shape blocks_shape = shape_of<selector, blocks_kernel>(algorithm, ctx);
+      launch = choose_pieces_launch(pieces, shape, blocks_shape, ctx);
+      launched = blocks_kernel;
+      shape = blocks_shape;
+    }
+  }
   const int threads = shape.policy.threads;
   const std::int64_t resident = std::int64_t(ctx.sm_count) * shape.blocks_per_sm;
   std::int64_t wanted;  // blocks with work
@@ -170,7 +184,7 @@ void dispatch_pieces(const char* algorithm, const Policy& policy, const device_c
     // long and its chunks go to whichever blocks are free (detail/pieces/long_segments.cuh).
     scratch_lease lease(algorithm, ctx, where, long_segment_scratch_bytes<T>(), scratch_use::long_segments,
                         sizeof(long_segment<T>));
-    check(launch_kernel(kernel, ctx.arch, static_cast<int>(resident), threads, where.stream, first, device_pieces,
+    check(launch_kernel(launched, ctx.arch, static_cast<int>(resident), threads, where.stream, first, device_pieces,
                         plan, out, launch, lease.view()),
           algorithm, "kernel launch failed");
     return;
@@ -182,11 +196,11 @@ void dispatch_pieces(const char* algorithm, const Policy& policy, const device_c
     const std::size_t slot_bytes = sizeof(piece_slot<T>);
     scratch_lease lease(algorithm, ctx, where, std::size_t(count * launch.chunks) * slot_bytes,
                         scratch_use::piece_slots, slot_bytes);
-    check(launch_kernel(kernel, ctx.arch, grid, threads, where.stream, first, device_pieces, plan, out, launch,
+    check(launch_kernel(launched, ctx.arch, grid, threads, where.stream, first, device_pieces, plan, out, launch,
                         lease.view()),
           algorithm, "kernel launch failed");
   } else {
-    check(launch_kernel(kernel, ctx.arch, grid, threads, where.stream, first, device_pieces, plan, out, launch,
+    check(launch_kernel(launched, ctx.arch, grid, threads, where.stream, first, device_pieces, plan, out, launch,
                         scratch_view{}),
           algorithm, "kernel launch failed");
   }

@@ -349,7 +349,55 @@ __device__ void pieces_by_blocks(It first, const Pieces& pieces, const Plan& pla
   }
 }
 
-template <class Selector, class Plan, class It, class Pieces, class Out>
+/// The threads an SM holds on `arch` (10 * major + minor; 0 in the host pass, which
+/// compiles no kernel body): 1536 on sm_86, sm_87, sm_89 and sm_120/121, where asking for
+/// 2048 made ptxas ignore the launch bounds' block count; 1024 on sm_75.
+TALLY_HOST_DEVICE constexpr int pieces_sm_threads(int arch) {
+  return arch == 86 || arch == 87 || arch == 89 || arch == 120 || arch == 121 ? 1536 : arch == 75 ? 1024 : 2048;
+}
+
+/// Blocks per SM the kernel asks the compiler to fit (a register cap): a full SM's
+/// threads when a thread's tile is under 64 bytes, since then only many threads keep
+/// enough loads in flight. Left to itself the compiler gave the float arg-max (512 x 4
+/// items, the flat max_element's shape) 50 registers, two blocks per SM and 16 KB in
+/// flight per SM: 1 x 2^28 took 393 µs against 368 at 32 registers (H100).
+TALLY_HOST_DEVICE constexpr int pieces_min_blocks(int arch, int threads, int items, int value_bytes) {
+  const int sm = pieces_sm_threads(arch);
+  if (value_bytes > 4 || threads > sm) return 1;
+  const int tile_bytes = threads * items * value_bytes;
+  const int for_bytes = (98304 + tile_bytes - 1) / tile_bytes;
+  return for_bytes < sm / threads ? for_bytes : sm / threads;
+}
+
+/// The blocks way's: a full SM's threads for values of at most 4 bytes, whatever the tile.
+/// Over long rows the slots decide the rounds: the float sum (512 x 16, three blocks an SM
+/// under pieces_min_blocks, 396 slots on 132 SMs) ran 512 rows of 131072 in two rounds and
+/// 1024 of 65536 in three; with four blocks (528 slots, 30 registers, no spill) in one and
+/// two: 0.94x and 0.91x the time (H200, 2026-11-28, docs/performance.md#rows-blocks-kernel).
+/// The groups way keeps pieces_min_blocks: at 32 registers it spilled and 2^20 rows of 16
+/// took 1.32x.
+TALLY_HOST_DEVICE constexpr int pieces_blocks_min_blocks(int arch, int threads, int value_bytes) {
+  const int sm = pieces_sm_threads(arch);
+  return value_bytes > 4 || threads > sm ? 1 : sm / threads;
+}
+
+/// Whether, over rows, the blocks way runs in a kernel of its own on `arch`: where its
+/// register cap differs from the groups way's (the 4-byte sums' 512 x 16). Elsewhere one
+/// kernel runs every way, and the second is compiled empty and never launched.
+template <class Selector, class V>
+TALLY_HOST_DEVICE constexpr bool pieces_blocks_apart(int arch) {
+  const tuning::launch_policy p = Selector::for_arch(arch);
+  return pieces_min_blocks(arch, p.threads, p.items_per_thread, int(sizeof(V))) !=
+         pieces_blocks_min_blocks(arch, p.threads, int(sizeof(V)));
+}
+
+/// The ways a pieces kernel runs: `any` every way the launch asks for, `blocks` the blocks
+/// way over rows alone (launched where it is apart; the first kernel is then unchanged, its
+/// blocks way unused: a kernel of the groups way alone, as much code as it needs and no
+/// more, ran rows of 256 at 1.05x and, with two words in flight a lane, rows of 16 at 1.05x).
+enum class pieces_ways { any, blocks };
+
+template <class Selector, pieces_ways Ways, class Plan, class It, class Pieces, class Out>
 __device__ TALLY_FORCEINLINE void pieces_body(It first, Pieces pieces, Plan plan, Out out, pieces_launch launch,
                                               scratch_view scratch) {
   constexpr tuning::launch_policy policy = compiled_policy<Selector>();
@@ -358,47 +406,34 @@ __device__ TALLY_FORCEINLINE void pieces_body(It first, Pieces pieces, Plan plan
   using T = typename Plan::accumulator;
   __shared__ alignas(16) unsigned char shared[pieces_shared_bytes<policy.backend, policy.threads, T>()];
   wait_for_prior_grids();
+  constexpr bool groups_too = Ways == pieces_ways::any;  // the blocks kernel runs no groups
   if constexpr (!std::is_same_v<Pieces, rows_t>)
     pieces_by_segments<policy.backend, policy.threads>(first, pieces, plan, out, scratch, shared);
-  else if (launch.lanes > 0)
+  else if (groups_too && launch.lanes > 0)
     pieces_by_groups<policy.backend, policy.threads>(first, pieces, plan, out, launch.lanes, shared);
   else
     pieces_by_blocks<policy.backend, policy.threads, policy.items_per_thread>(first, pieces, plan, out, launch.chunks,
                                                                               scratch, shared);
 }
 
-/// The threads an SM holds on the architecture being compiled (the device pass; 2048 in
-/// the host pass, which does not use it): 1536 on sm_86, sm_87, sm_89 and sm_120/121,
-/// where asking for 2048 made ptxas ignore the launch bounds' block count.
-#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890 || \
-                               __CUDA_ARCH__ == 1200 || __CUDA_ARCH__ == 1210)
-inline constexpr int pieces_sm_threads = 1536;
-#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
-inline constexpr int pieces_sm_threads = 1024;
-#else
-inline constexpr int pieces_sm_threads = 2048;
-#endif
-
-/// Blocks per SM the kernel asks the compiler to fit (a register cap): a full SM's
-/// threads when a thread's tile is under 64 bytes, since then only many threads keep
-/// enough loads in flight. Left to itself the compiler gave the float arg-max (512 x 4
-/// items, the flat max_element's shape) 50 registers, two blocks per SM and 16 KB in
-/// flight per SM: 1 x 2^28 took 393 µs against 368 at 32 registers (H100).
-template <int Threads, int ItemsPerThread, class V>
-inline constexpr int pieces_min_blocks =
-    sizeof(V) > 4 || Threads > pieces_sm_threads ? 1
-    : (98304 + Threads * ItemsPerThread * int(sizeof(V)) - 1) / (Threads * ItemsPerThread * int(sizeof(V))) <
-            pieces_sm_threads / Threads
-        ? (98304 + Threads * ItemsPerThread * int(sizeof(V)) - 1) / (Threads * ItemsPerThread * int(sizeof(V)))
-        : pieces_sm_threads / Threads;
+/// The kernel's register cap, as above, for the architecture being compiled.
+template <class Selector, pieces_ways Ways, class V>
+TALLY_HOST_DEVICE constexpr int pieces_kernel_min_blocks() {
+  constexpr tuning::launch_policy p = compiled_policy<Selector>();
+  return Ways == pieces_ways::blocks ? pieces_blocks_min_blocks(TALLY_COMPILED_ARCH, p.threads, int(sizeof(V)))
+                                     : pieces_min_blocks(TALLY_COMPILED_ARCH, p.threads, p.items_per_thread,
+                                                         int(sizeof(V)));
+}
 
 TALLY_KERNELS_BEGIN
-template <class Selector, class Plan, class It, class Pieces, class Out>
+template <class Selector, pieces_ways Ways, class Plan, class It, class Pieces, class Out>
 TALLY_KERNEL void __launch_bounds__(compiled_policy<Selector>().threads,
-                                    pieces_min_blocks<compiled_policy<Selector>().threads,
-                                                      compiled_policy<Selector>().items_per_thread, iter_value_t<It>>)
+                                    pieces_kernel_min_blocks<Selector, Ways, iter_value_t<It>>())
     pieces_kernel(It first, Pieces pieces, Plan plan, Out out, pieces_launch launch, scratch_view scratch) {
-  pieces_body<Selector, Plan, It, Pieces, Out>(first, pieces, plan, out, launch, scratch);
+  // The blocks way's own kernel has a body only where it is apart (never launched elsewhere).
+  if constexpr (Ways == pieces_ways::any ||
+                (std::is_same_v<Pieces, rows_t> && pieces_blocks_apart<Selector, iter_value_t<It>>(TALLY_COMPILED_ARCH)))
+    pieces_body<Selector, Ways, Plan, It, Pieces, Out>(first, pieces, plan, out, launch, scratch);
 }
 TALLY_KERNELS_END
 using kernels::pieces_kernel;
