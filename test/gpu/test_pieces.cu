@@ -130,6 +130,9 @@ void rows_suite(B backend) {
       {3, 2047, 2047}, {3, 2048, 2048}, {4, 2049, 2049}, {2, 65537, 65537},
       {1, small ? 70001 : (1 << 20) + 3, 0}, {1, small ? 65536 : 1 << 20, 0}, {small ? 1000 : 65536, 16, 16},
       {small ? 1000 : 1 << 20, 3, 3}, {small ? 64 : 600, 257, 300},
+      // Rows of at most four 16-byte words, 16-byte aligned: the 4-byte sums run them a
+      // thread a row (detail/pieces/kernel.cuh: pieces_short_rows); strides past the length.
+      {33, 4, 4},    {65, 8, 8},        {17, 12, 16},      {257, 16, 20},     {2, 12, 12},  {small ? 3000 : 100003, 8, 8},
   };
   for (const shape& sh : shapes) {
     const tally::rows_t rows = tally::rows(sh.rows, sh.length, sh.stride > 0 ? sh.stride : sh.length);

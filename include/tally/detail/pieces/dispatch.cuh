@@ -10,6 +10,8 @@
 //   max_packed_partition items (the groups fold the arg-extrema on packed keys only);
 // - otherwise (long rows): blocks, one per row while the rows fill half the block slots,
 //   else `chunks` per row that fill one round of them (chunks_per_piece);
+// - where the blocks way has a kernel of its own (the 4-byte sums), rows of at most four
+//   16-byte words, all aligned, run there a thread a row (pieces_short_rows);
 // - segments (lengths known only on the device): a warp per segment, segments longer than
 //   a chunk split across blocks in the same launch (detail/pieces/long_segments.cuh).
 
@@ -162,9 +164,19 @@ void dispatch_pieces(const char* algorithm, const Policy& policy, const device_c
   if constexpr (std::is_same_v<Pieces, rows_t>) {
     // The blocks way over rows may have a kernel of its own (kernel.cuh: pieces_blocks_apart).
     constexpr auto blocks_kernel = pieces_kernel<selector, pieces_ways::blocks, Plan, It, DevicePieces, Out>;
-    if (launch.lanes == 0 && pieces_blocks_apart<selector, iter_value_t<It>>(shape.arch)) {
+    // Rows of at most four aligned 16-byte words: a thread a row in the blocks kernel.
+    bool short_rows = false;
+    using V = iter_value_t<It>;
+    if constexpr (is_contiguous_iterator_v<It> && vector_shape<V, 16>::bytes == 16 && !ranks_on_keys<Plan>::value) {
+      constexpr int width = vector_shape<V, 16>::width;
+      const auto address = reinterpret_cast<std::uintptr_t>(to_raw_pointer(first));
+      short_rows = pieces.row_length > 0 && pieces.row_length <= 4 * width && pieces.row_length % width == 0 &&
+                   address % 16 == 0 && (pieces.row_stride * std::int64_t(sizeof(V))) % 16 == 0;
+    }
+    if ((launch.lanes == 0 || short_rows) && pieces_blocks_apart<selector, iter_value_t<It>>(shape.arch)) {
       const kernel_shape blocks_shape = shape_of<selector, blocks_kernel>(algorithm, ctx);
       launch = choose_pieces_launch(pieces, shape, blocks_shape, ctx);
+      if (short_rows) launch.lanes = 1;
       launched = blocks_kernel;
       shape = blocks_shape;
     }

@@ -1,9 +1,10 @@
 #pragma once
-// The reduction over pieces (rows, segments): one kernel per call site and architecture,
-// for every plan of detail/reduce/plan.cuh (sums and other operators, min/max on keys,
-// the extrema's (value, index) pairs with indices local to the piece). The launch
-// (pieces_launch, chosen by the host from the shape: detail/pieces/dispatch.cuh) picks one
-// of two ways at run time:
+// The reduction over pieces (rows, segments), for every plan of detail/reduce/plan.cuh
+// (sums and other operators, min/max on keys, the extrema's (value, index) pairs with
+// indices local to the piece): one kernel per call site and architecture, and over rows
+// a second for the blocks way where its register cap differs (pieces_blocks_apart, below).
+// The launch (pieces_launch, chosen by the host from the shape: detail/pieces/dispatch.cuh)
+// picks one of these ways at run time:
 //
 // - groups (lanes = G, 1 to 32): G lanes of a warp take one piece, the warp's 32 / G
 //   groups consecutive pieces, the warps of the grid stride over the pieces. Lane l folds
@@ -24,6 +25,8 @@
 //   partials in chunk order (deterministic: the same tree whatever the arrival order; up
 //   to 32 partials by warp 0 alone, without a barrier, except on shared_memory) and
 //   finishes. For long pieces: 1 x 2^28 is the flat reduction's single pass.
+// - short rows (lanes = 1 in the blocks way's own kernel): a thread a row of at most four
+//   aligned 16-byte words (pieces_short_rows).
 //
 // The counters are zero between calls: the last block to arrive at a piece sets its counter
 // back to zero, so nothing is cleared before a call, and no block ever waits for another.
@@ -265,6 +268,45 @@ __device__ void pieces_by_groups(It first, const Pieces& pieces, const Plan& pla
   }
 }
 
+/// Short rows in the blocks way's own kernel (where it is apart: the 4-byte sums): rows of
+/// at most four 16-byte words (16 floats), every row starting 16-byte aligned. A thread a
+/// row, its words loaded at once, no combine across lanes (what CUB 3.5 does for segments
+/// this short). In the groups way, two lanes a row of 16 ran 126 warp instructions a
+/// step of 16 rows and waited on its two loads in turn, at the first kernel's 40-register
+/// cap (three blocks an SM); here, at a full SM's threads: 2^20 rows of 16 0.91x, 2^15 rows
+/// 0.83x of the GPU's time (H200, docs/performance.md#rows-blocks-kernel).
+template <class Plan, class It, class Out>
+__device__ void pieces_short_rows(It first, const rows_t& rows, const Plan& plan, Out out) {
+  using V = iter_value_t<It>;
+  using T = typename Plan::accumulator;
+  if constexpr (is_contiguous_iterator_v<It> && vector_shape<V, 16>::bytes == 16) {
+    using shape = vector_shape<V, 16>;
+    constexpr int width = shape::width;
+    const auto* words = reinterpret_cast<const typename shape::word*>(to_raw_pointer(first));
+    const int row_words = static_cast<int>(rows.row_length / width);
+    const std::int64_t stride_words = rows.row_stride / width;
+    const std::int64_t step = std::int64_t(gridDim.x) * blockDim.x;
+    for (std::int64_t s = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; s < rows.num_rows; s += step) {
+      const auto* row = words + s * stride_words;
+      typename shape::word loaded[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+        if (j < row_words) loaded[j] = row[j];
+      value_fold<Plan, T> fold{plan};
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+        if (j < row_words) {
+          V items[width];
+          memcpy(items, &loaded[j], sizeof(items));
+          fold.tile(items, [&](int r) { return std::int64_t(j) * width + r; });
+        }
+      const maybe<T> acc = fold.result();
+      if (acc.has) plan.finish(out + s, acc.value);
+      else plan.finish.empty(out + s);
+    }
+  }
+}
+
 template <backend_id Backend, int Threads, int Items, class Plan, class It, class Pieces, class Out>
 __device__ void pieces_by_blocks(It first, const Pieces& pieces, const Plan& plan, Out out, std::int64_t chunks,
                                  const scratch_view& scratch, unsigned char* shared) {
@@ -411,6 +453,8 @@ __device__ TALLY_FORCEINLINE void pieces_body(It first, Pieces pieces, Plan plan
     pieces_by_segments<policy.backend, policy.threads>(first, pieces, plan, out, scratch, shared);
   else if (groups_too && launch.lanes > 0)
     pieces_by_groups<policy.backend, policy.threads>(first, pieces, plan, out, launch.lanes, shared);
+  else if (!groups_too && launch.lanes == 1)
+    pieces_short_rows(first, pieces, plan, out);
   else
     pieces_by_blocks<policy.backend, policy.threads, policy.items_per_thread>(first, pieces, plan, out, launch.chunks,
                                                                               scratch, shared);
