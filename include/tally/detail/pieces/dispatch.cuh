@@ -173,7 +173,7 @@ void dispatch_pieces(const char* algorithm, const Policy& policy, const device_c
       short_rows = pieces.row_length > 0 && pieces.row_length <= 4 * width && pieces.row_length % width == 0 &&
                    address % 16 == 0 && (pieces.row_stride * std::int64_t(sizeof(V))) % 16 == 0;
     }
-    if ((launch.lanes == 0 || short_rows) && pieces_blocks_apart<selector, iter_value_t<It>>(shape.arch)) {
+    if ((launch.lanes == 0 || short_rows) && pieces_blocks_apart<selector, V>(shape.arch)) {
       const kernel_shape blocks_shape = shape_of<selector, blocks_kernel>(algorithm, ctx);
       launch = choose_pieces_launch(pieces, shape, blocks_shape, ctx);
       if (short_rows) launch.lanes = 1;
