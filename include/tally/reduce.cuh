@@ -46,10 +46,11 @@
 ///
 /// Over pieces (`tally::rows(...)`, `tally::segments(...)`, <tally/pieces.cuh>) in place of
 /// `last`: out[s] = op(init, the items of piece s) for every piece s, in one launch; an
-/// empty piece gives init. The same semantics as the flat form; on every backend the
-/// blocks of a piece combine in a fixed order, so the result is deterministic even
-/// without deterministic() (the atomic backend combines with shuffles there, as
-/// warp_shuffle does): docs/api/reduce.md.
+/// empty piece gives init. The same semantics as the flat form, determinism included: the
+/// blocks of a piece combine in a fixed order, except under the atomic backend without
+/// deterministic(), where the blocks of a long piece fold a sum, max or min into one
+/// atomic word (a floating-point sum may then differ in the last bits from run to run):
+/// docs/api/reduce.md.
 
 #include <tally/detail/reduce/dispatch.cuh>
 #include <tally/backend/host/reduce.hpp>

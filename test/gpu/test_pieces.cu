@@ -310,19 +310,46 @@ TEST_CASE("pieces: int32 sums over CSR offsets equal CUB's DeviceSegmentedReduce
   CHECK(to_host(ours, 2000) == to_host(cubs, 2000));
 }
 
-TEST_CASE("pieces: deterministic() gives the same bits on every run, for long float rows") {
+// Long rows split across blocks: without deterministic() the atomic backend folds a
+// row's chunks with atomics (as the flat sum does); with it, on any backend, the partials
+// are folded in chunk order. The runs interleave with a non-deterministic call over the
+// same rows, which leaves its atomic words in the same scratch.
+template <class Policy>
+void check_same_bits_every_run(const Policy& policy) {
   const std::int64_t length = tt::sanitizing() ? 70001 : (1 << 21) + 5;
   const auto items = make_items<float>(std::size_t(4 * length), 0);
   const auto in = to_device(items);
-  tt::device_buffer<float> out{4};
+  tt::device_buffer<float> out{4}, other{4};
   std::vector<float> first;
+  // The sums in double, and a bound for a float sum's rounding: 1e-6 of the sum of |x| (a
+  // stale atomic word from another call would be off by a whole row's sum).
+  std::vector<double> want(4, 0.0), bound(4, 0.0);
+  for (std::int64_t i = 0; i < 4 * length; ++i) {
+    want[std::size_t(i / length)] += items[std::size_t(i)];
+    bound[std::size_t(i / length)] += 1e-6 * std::fabs(items[std::size_t(i)]);
+  }
+  const auto close = [&](const std::vector<float>& got) {
+    for (std::size_t r = 0; r < 4; ++r) {
+      CAPTURE(r);
+      CHECK(std::fabs(double(got[r]) - want[r]) <= bound[r]);
+    }
+  };
   for (int run = 0; run < 5; ++run) {
-    tally::reduce_into(tally::par.deterministic(), in.data(), tally::rows(4, length), out.data(), 0.0f);
+    tally::reduce_into(policy, in.data(), tally::rows(4, length), out.data(), 0.0f);
+    tally::reduce_into(tally::par, in.data(), tally::rows(4, length), other.data(), 0.0f);
     TT_CUDA(cudaDeviceSynchronize());
     const auto got = to_host(out, 4);
     if (run == 0) first = got;
     CHECK(std::memcmp(got.data(), first.data(), sizeof(float) * 4) == 0);
+    close(got);
+    close(to_host(other, 4));
   }
+}
+
+TEST_CASE("pieces: deterministic() gives the same bits on every run, for long float rows") {
+  check_same_bits_every_run(tally::par.deterministic());
+  // The atomic backend forced: deterministic() still keeps atomics off the float sums.
+  check_same_bits_every_run(tally::par.with(tally::backend::atomic).deterministic());
 }
 
 // Item i of the overflow test: a float in [-1, 1) from a hash of i, made on the fly.

@@ -206,8 +206,10 @@ void dispatch_pieces(const char* algorithm, const Policy& policy, const device_c
     // One slot per chunk: the counter word (in each piece's first) and the partial. The
     // counters must be zero: the lease clears the slots when something else wrote there.
     const std::size_t slot_bytes = sizeof(piece_slot<T>);
-    scratch_lease lease(algorithm, ctx, where, std::size_t(count * launch.chunks) * slot_bytes,
-                        scratch_use::piece_slots, slot_bytes);
+    const scratch_use use = pieces_slot_mode<selector, Plan>(shape.arch) == slot_mode::none
+                                ? scratch_use::piece_slots
+                                : scratch_use::piece_atomic_slots;
+    scratch_lease lease(algorithm, ctx, where, std::size_t(count * launch.chunks) * slot_bytes, use, slot_bytes);
     check(launch_kernel(launched, ctx.arch, grid, threads, where.stream, first, device_pieces, plan, out, launch,
                         lease.view()),
           algorithm, "kernel launch failed");

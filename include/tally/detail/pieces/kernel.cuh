@@ -24,7 +24,10 @@
 //   word of the piece's first slot), and the block that arrives last folds the piece's
 //   partials in chunk order (deterministic: the same tree whatever the arrival order; up
 //   to 32 partials by warp 0 alone, without a barrier, except on shared_memory) and
-//   finishes. For long pieces: 1 x 2^28 is the flat reduction's single pass.
+//   finishes. Under the atomic backend, sums, max and min fold each chunk's total into
+//   one atomic word of the piece's first slot instead, and the last block only reads it
+//   (pieces_slot_mode), as the flat reduction's atomic backend does. For long pieces:
+//   1 x 2^28 is the flat reduction's single pass.
 // - short rows (lanes = 1 in the blocks way's own kernel): a thread a row of at most four
 //   aligned 16-byte words (pieces_short_rows).
 //
@@ -32,7 +35,8 @@
 // back to zero, so nothing is cleared before a call, and no block ever waits for another.
 // Arrival is one atomic add, not a compare-and-swap loop: with 2112 blocks on one row
 // (1 x 2^28) a CAS loop's retries serialized them (978 µs against the flat call's 355 µs,
-// H100). The scratch lease (scratch_use::piece_slots) clears the slots when another kind
+// H100). The scratch lease (scratch_use::piece_slots, or piece_atomic_slots where the
+// chunks fold into atomic words, which must read zero) clears the slots when another kind
 // of use or another slot layout wrote there since (so a counter word may hold a partial).
 
 #include <tally/block/for_each_item.cuh>
@@ -45,6 +49,7 @@
 #include <tally/detail/runtime/pdl.cuh>
 #include <tally/detail/runtime/scratch.cuh>
 #include <tally/functional.cuh>
+#include <tally/grid/slot.cuh>
 #include <tally/warp/group_reduce.cuh>
 #include <tally/warp/shuffle.cuh>
 
@@ -80,6 +85,30 @@ __device__ TALLY_FORCEINLINE bool arrive_at_piece(unsigned long long* word, std:
   if (static_cast<std::int64_t>(before) + 1 != chunks) return false;
   counter.store(0ull, cuda::std::memory_order_relaxed);  // the next kernel sees it after this one ends
   return true;
+}
+
+/// The slot mode of the blocks way's combine by atomics (slot_mode::none: partials).
+/// Under the atomic backend, where atomics may decide the order (not deterministic() on a
+/// floating-point sum, even with the atomic backend forced), a plan whose operator has a
+/// native atomic on its 4- or 8-byte accumulator (sums, max and min; not the
+/// arg-extrema's packed keys, which fold in the block) folds each chunk's total into one
+/// word of the piece's first slot, as the flat reduction folds its blocks'
+/// (backend/atomic/reduce.cuh), and the block that arrives last only reads it. Folding
+/// the partials in chunk order instead, after the last arrival (a fence, a read of every
+/// chunk's partial, a block reduction), kept the kernel about 2 µs past the flat
+/// reduction of the same bytes: 1 x 2^28 and 16 x 2^24 floats 241.0 and 241.9 µs against
+/// 238.7 (H200, 2026-11-28; a variant without that fold 238.9 and 240.2). Elsewhere the
+/// partials stay: the same tree whatever the arrival order.
+template <class Selector, class Plan>
+TALLY_HOST_DEVICE constexpr slot_mode pieces_slot_mode(int arch) {
+  using T = typename Plan::accumulator;
+  using Op = typename Plan::accumulator_op;
+  if (ranks_on_keys<Plan>::value || !Selector::atomic_allowed || Selector::for_arch(arch).backend != backend_id::atomic ||
+      (sizeof(T) != 4 && sizeof(T) != 8))
+    return slot_mode::none;
+  const slot_mode mode = slot_mode_of<Op, T>(arch);
+  return mode == slot_mode::float_sum || mode == slot_mode::integer_sum || mode == slot_mode::keyed ? mode
+                                                                                                   : slot_mode::none;
 }
 
 /// Folds chunk c of a piece's `chunks` into `fold`: the piece's full tiles c, c + chunks,
@@ -307,7 +336,7 @@ __device__ void pieces_short_rows(It first, const rows_t& rows, const Plan& plan
   }
 }
 
-template <backend_id Backend, int Threads, int Items, class Plan, class It, class Pieces, class Out>
+template <backend_id Backend, int Threads, int Items, slot_mode Combine, class Plan, class It, class Pieces, class Out>
 __device__ void pieces_by_blocks(It first, const Pieces& pieces, const Plan& plan, Out out, std::int64_t chunks,
                                  const scratch_view& scratch, unsigned char* shared) {
   using T = typename Plan::accumulator;
@@ -353,6 +382,19 @@ __device__ void pieces_by_blocks(It first, const Pieces& pieces, const Plan& pla
       if (tid == 0) {
         if (block_total.has) plan.finish(out + s, block_total.value);
         else plan.finish.empty(out + s);
+      }
+    } else if constexpr (Combine != slot_mode::none) {
+      if (tid == 0) {
+        // The word after the piece's counter, all zero between calls ("nothing yet").
+        piece_slot<T>& first_slot = slots[s * chunks];
+        void* word = &first_slot.partial;
+        using slot_t = slot<T, typename Plan::accumulator_op, Combine>;
+        if (block_total.has) slot_t::combine(word, block_total.value, plan.op);
+        // Program order puts the atomic before the arrival; its release publishes it.
+        if (arrive_at_piece(&first_slot.word, chunks)) {
+          plan.finish(out + s, slot_t::read(word));
+          first_slot.partial = maybe<T>{};  // zero again for the next call
+        }
       }
     } else {
       if (tid == 0) {
@@ -456,7 +498,8 @@ __device__ TALLY_FORCEINLINE void pieces_body(It first, Pieces pieces, Plan plan
   else if (!groups_too && launch.lanes == 1)
     pieces_short_rows(first, pieces, plan, out);
   else
-    pieces_by_blocks<policy.backend, policy.threads, policy.items_per_thread>(first, pieces, plan, out, launch.chunks,
+    pieces_by_blocks<policy.backend, policy.threads, policy.items_per_thread,
+                     pieces_slot_mode<Selector, Plan>(TALLY_COMPILED_ARCH)>(first, pieces, plan, out, launch.chunks,
                                                                               scratch, shared);
 }
 

@@ -38,6 +38,9 @@ template <tuning::kernel_class Kind, int ValueBytes, int ListSize, backend_id Fo
           int ForcedItems, bool AtomicAllowed = true>
 struct selector {
   static constexpr tuning::kernel_class kind = Kind;
+  /// False where the result must not depend on the order of atomics (deterministic() on
+  /// an inexact plan): the automatic backend then avoids the atomic one.
+  static constexpr bool atomic_allowed = AtomicAllowed;
   TALLY_HOST_DEVICE static constexpr tuning::rule rule_for(int arch) {
     tuning::rule r = tuning::select_rule(arch, Kind, ValueBytes, ListSize);
     if (tuning::is_small_class(Kind) && !tuning::is_valid(r.policy)) {

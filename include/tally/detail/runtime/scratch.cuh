@@ -141,11 +141,14 @@ inline scratch_registry& the_scratch_registry() {
 /// piece_slots: the pieces' slots (detail/pieces/kernel.cuh), each a counter word that
 /// the kernel leaves at zero and a partial, at a fixed stride (scratch_lease's `layout`):
 /// cleared like tile status words (when something else wrote there), their epoch unused.
+/// piece_atomic_slots: the same slots where the chunks fold into one atomic word per piece
+/// (pieces_slot_mode), which must read zero, where piece_slots leave partials: a use of
+/// its own, so that the slots are cleared between the two.
 /// long_segments: the segments' list of long ones (detail/pieces/long_segments.cuh), zero
 /// between calls, cleared the same way. top_k_lists: top_k over pieces split across
 /// blocks (detail/top_k/pieces_kernel.cuh): a counter per piece that the kernel leaves at
 /// zero, then the blocks' lists, cleared the same way.
-enum class scratch_use { partials, tile_status, piece_slots, long_segments, top_k_lists };
+enum class scratch_use { partials, tile_status, piece_slots, piece_atomic_slots, long_segments, top_k_lists };
 
 /// The largest epoch; the call after it clears the words and starts again at 1.
 inline constexpr unsigned int max_status_epoch = 0xffff;
