@@ -393,7 +393,9 @@ __device__ void pieces_by_blocks(It first, const Pieces& pieces, const Plan& pla
         // Program order puts the atomic before the arrival; its release publishes it.
         if (arrive_at_piece(&first_slot.word, chunks)) {
           plan.finish(out + s, slot_t::read(word));
-          first_slot.partial = maybe<T>{};  // zero again for the next call
+          // Zero again for the next call: the slot's own width, not slot::reset's 16 bytes
+          // (the flat slot's size), which would run past a 4-byte value's slot.
+          first_slot.partial = maybe<T>{};
         }
       }
     } else {
