@@ -32,8 +32,11 @@ inline std::int64_t select_buffer_capacity(std::int64_t n) {
 }
 
 /// The threshold's samples: n / 64 up to 2^16, then n / 256 (at least 2^16 from there), at
-/// least 2^12 (or n), at most 2^20 (not asked for inputs one block sorts); none when the
-/// expected candidates would not fit a quarter of the buffer. sample_rank: the expected number of
+/// least 2^12 (or n), at most 2^18 (not asked for inputs one block sorts); none when the
+/// expected candidates would not fit a quarter of the buffer. (At 2^28 items 2^18 samples,
+/// about 16400 candidates that the select narrows before the sort, took 0.94x the time of
+/// 2^20, about 4100 that one block sorts: the draw of 2^20 and its two histograms cost
+/// more, on the H200, docs/performance.md#select-native-pass.) sample_rank: the expected number of
 /// items at least as good as the threshold is about sample_rank * n / m = 1.5 k + 16 n / m,
 /// so that a draw with fewer than k is rare (its relative spread is 1 / sqrt(sample_rank)),
 /// and for k up to about a thousand the candidates usually fit one block's sort (4096
@@ -48,7 +51,7 @@ inline select_sampling select_samples(std::int64_t n, std::int64_t k, std::int64
   std::int64_t m = n / 64;
   if (m > (std::int64_t(1) << 16)) m = n / 256 > (std::int64_t(1) << 16) ? n / 256 : std::int64_t(1) << 16;
   if (m < 4096) m = n < 4096 ? n : 4096;
-  if (m > (std::int64_t(1) << 20)) m = std::int64_t(1) << 20;
+  if (m > (std::int64_t(1) << 18)) m = std::int64_t(1) << 18;
   const double expected = 1.5 * double(k) + 16.0 * double(n) / double(m);
   if (4.0 * expected > double(buffer_capacity)) return s;
   const auto rank = static_cast<unsigned long long>(1.5 * double(k) * double(m) / double(n)) + 16;

@@ -23,8 +23,8 @@
 // Most inputs never need those passes over the input: random samples (select_samples in
 // the dispatch) give a threshold that about 1.5 k + 16 n / m items beat (up to 4096
 // samples of small values: block 0 finds it alone, block_threshold, so the others wait at
-// one grid barrier, not three); one lean pass (threshold_pass: 16-byte loads, one compare
-// per item, one atomic a warp) writes those to a buffer, and the select runs on the
+// one grid barrier, not three); one lean pass (threshold_pass: 16-byte loads, a native
+// compare of the item with the threshold's value, one atomic a warp) writes those to a buffer, and the select runs on the
 // buffer, or one block just sorts it when it holds at most 2048 (4096 where the keys pack
 // in 64 bits). Only when fewer than k beat the threshold, or too many to keep, does the
 // select start over on the input (one read more).
@@ -44,6 +44,8 @@
 #include <tally/detail/runtime/pdl.cuh>
 #include <tally/detail/top_k/sort_keys.cuh>
 #include <tally/grid/barrier.cuh>
+
+#include <cuda/std/limits>
 
 #include <cstdint>
 
@@ -334,11 +336,140 @@ __device__ void run_select_pass(const P& p, const select_pass& s, select_shared&
   if (threadIdx.x < 4 && sh.bits[threadIdx.x] != 0) atomicOr(&st.bits[s.slot][threadIdx.x], sh.bits[threadIdx.x]);
 }
 
+/// For threshold_pass over floats: a float `bound` such that an item's order key (inverted
+/// for the smallest) is at least `low` exactly when, natively, !(x < bound) (largest: NaN
+/// passes) or x <= bound (smallest: NaN fails); -0.0 and +0.0 compare equal both ways, as
+/// their keys are one. The bound is the value of the first key at or above `low` that a
+/// float has (largest; the last at or below ~low, smallest): no float has the keys of
+/// -0.0's bits and of NaN payloads. False where no number bounds it (a threshold among
+/// the NaN keys, or past every number's): the caller compares keys.
+TALLY_HOST_DEVICE TALLY_FORCEINLINE bool float_threshold_bound(bool largest, unsigned int low, float& bound) {
+  constexpr unsigned int minus_inf = 0x007fffffu, zero = 0x80000000u, plus_inf = 0xff800000u;
+  if (largest) {
+    if (low <= minus_inf) {
+      bound = -cuda::std::numeric_limits<float>::infinity();
+      return true;
+    }
+    if (low == zero - 1) low = zero;  // -0.0's bits: no float's key
+    if (low > plus_inf) return false;
+    bound = from_order_key<float>(low);
+    return true;
+  }
+  unsigned int high = ~low;  // key <= high
+  if (high == 0xffffffffu || high < minus_inf) return false;
+  if (high >= plus_inf) {
+    bound = cuda::std::numeric_limits<float>::infinity();
+    return true;
+  }
+  if (high == zero - 1) high = zero - 2;  // -0.0's bits: the last key below is -denorm_min's
+  bound = from_order_key<float>(high);
+  return true;
+}
+
+/// threshold_pass's compare of 4-byte arithmetic items in their own type: an item is a
+/// candidate when it passes `bound` (largest: !(x < bound); smallest: x <= bound) or equals
+/// `tie` at an index of at most last_index (-1: none). From the threshold (a candidate's
+/// order key, inverted for the smallest, is at least low = t_key << shift; or, with t_bits
+/// past the key, above t_key, or equal to it at an index of at most last_index). False
+/// where the item's type cannot say it (floats: a threshold among the NaN keys, or a tie
+/// with a key no float has): the caller compares keys.
+template <class V>
+struct native_threshold {
+  V bound{};
+  V tie{};
+  bool largest = true;
+  std::int64_t last_index = -1;
+};
+template <class V>
+TALLY_HOST_DEVICE TALLY_FORCEINLINE bool make_native_threshold(bool largest, bool key_only, int shift,
+                                                               unsigned int t_key, std::int64_t last_index,
+                                                               native_threshold<V>& out) {
+  static_assert(sizeof(V) == 4, "4-byte items");
+  out.largest = largest;
+  out.last_index = key_only ? -1 : last_index;
+  if (!key_only && t_key == 0xffffffffu) return false;  // nothing above it: the ties alone
+  if (key_only && shift >= 32) return false;
+  const unsigned int low = key_only ? t_key << shift : t_key + 1;
+  if constexpr (std::is_same_v<V, float>) {
+    if (!float_threshold_bound(largest, low, out.bound)) return false;
+    if (!key_only) {
+      // The tie's key must be a number's, and its only one (not -0.0's bits, not a NaN's).
+      const unsigned int key = largest ? t_key : ~t_key;
+      if (key == 0xffffffffu || key == 0x7fffffffu || key < 0x007fffffu || key > 0xff800000u) return false;
+      out.tie = from_order_key<float>(key);
+    }
+    return true;
+  } else {
+    // Every 32-bit key is one integer's.
+    out.bound = from_order_key<V>(static_cast<order_key_t<V>>(largest ? low : ~low));
+    if (!key_only) out.tie = from_order_key<V>(static_cast<order_key_t<V>>(largest ? t_key : ~t_key));
+    return true;
+  }
+}
+
+/// The 16-byte body of threshold_pass over 4-byte items (count vectors of 4 at `in`),
+/// compared natively: a compare an item (two where the threshold reaches into the index),
+/// where the order key's arithmetic and the index's (the kernel issued about 26
+/// instructions an item, ncu) left the pass bound by the ALU pipe at 2.2 TB/s on the H200
+/// (docs/performance.md#select-native-pass).
+template <bool Largest, class P, class V>
+__device__ TALLY_FORCEINLINE void threshold_pass_vectors(const P& p, const uint4* in, std::int64_t count,
+                                                         const native_threshold<V>& t) {
+  constexpr int vectors = 2;  // per thread and round: 8 items (4: 1.05-1.07x the time at 2^24..2^28, H200)
+  select_state& st = *p.state;
+  const std::int64_t vstep = std::int64_t(gridDim.x) * blockDim.x * vectors;
+  for (std::int64_t base = std::int64_t(blockIdx.x) * blockDim.x * vectors; base < count; base += vstep) {
+    uint4 v[vectors];
+#pragma unroll
+    for (int u = 0; u < vectors; ++u) {
+      const std::int64_t at = base + std::int64_t(u) * blockDim.x + threadIdx.x;
+      v[u] = at < count ? in[at] : make_uint4(0, 0, 0, 0);
+    }
+    bool want[vectors * 4];
+    bool any = false;
+#pragma unroll
+    for (int u = 0; u < vectors; ++u) {
+      const std::int64_t at = base + std::int64_t(u) * blockDim.x + threadIdx.x;
+      const unsigned int words[4] = {v[u].x, v[u].y, v[u].z, v[u].w};
+      bool c[4];
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const V x = bit_cast<V>(words[e]);
+        c[e] = Largest ? !(x < t.bound) : x <= t.bound;
+      }
+      if (t.last_index >= 0) {
+        // Ties (the same for every thread): item e of the vector ties in when e <= room
+        // (its index at * 4 + e <= last_index). A uniform branch: the usual threshold
+        // has none, and their compares cost it (1.10x the time at 2^28, H200).
+        const std::int64_t room64 = t.last_index - at * 4;
+        const int room = room64 < 0 ? -1 : room64 > 3 ? 3 : static_cast<int>(room64);
+#pragma unroll
+        for (int e = 0; e < 4; ++e) c[e] |= (bit_cast<V>(words[e]) == t.tie) & (e <= room);
+      }
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        want[u * 4 + e] = c[e] & (at < count);
+        any |= want[u * 4 + e];
+      }
+    }
+    if (__any_sync(0xffffffffu, any)) {
+      const std::int64_t first_vector = base + threadIdx.x;
+      warp_append_all(
+          &st.buffered[1], p.buffer[1], want,
+          [&](int c) {
+            return static_cast<unsigned long long>((first_vector + std::int64_t(c / 4) * blockDim.x) * 4 + c % 4);
+          },
+          static_cast<unsigned long long>(p.buffer_capacity));
+    }
+  }
+}
+
 /// The threshold pass (select_kernel's one read of the input when the threshold holds):
 /// appends to buffer 1 the index of every item whose composite key's top t_bits are at
-/// least t's. Its own loop, not run_select_pass's: per item only the order key, one
-/// compare and a ballot (the general pass's 64-bit prefix and digit arithmetic made it
-/// compute-bound, at a fifth of the memory's speed).
+/// least t's. Its own loop, not run_select_pass's: per item a compare or two in the item's
+/// own type where that says it (threshold_pass_vectors), else the order key and a compare
+/// (the general pass's 64-bit prefix and digit arithmetic made it compute-bound, at a fifth
+/// of the memory's speed).
 template <class P>
 __device__ void threshold_pass(const P& p, const select_key& t, int t_bits) {
   using V = iter_value_t<decltype(p.first)>;
@@ -360,54 +491,21 @@ __device__ void threshold_pass(const P& p, const select_key& t, int t_bits) {
                                            keep_top_bits(t.inv, p.index_bits, t_bits - p.key_bits));
   const std::int64_t n = p.n;
   if constexpr (std::is_pointer_v<decltype(p.first)> && sizeof(V) == 4) {
-    // 16-byte loads of 4 items where the input is aligned for them (the usual case: the
-    // scalar loop below takes the rest); keys in 32 bits.
-    if (reinterpret_cast<std::uintptr_t>(p.first) % 16 == 0) {
-      constexpr int vectors = 2;  // per thread and round: 8 items
-      const auto* in = reinterpret_cast<const uint4*>(p.first);
+    // 16-byte loads of 4 items where the input is aligned for them (the usual case) and
+    // the item's type can say the threshold; the scalar loop below takes the rest.
+    native_threshold<V> native;
+    if (reinterpret_cast<std::uintptr_t>(p.first) % 16 == 0 &&
+        make_native_threshold(p.largest, key_only, shift, static_cast<unsigned int>(t_key), last_index, native)) {
       const std::int64_t count = n / 4;
-      const unsigned int flip = p.largest ? 0u : 0xffffffffu;
-      const unsigned int t32 = static_cast<unsigned int>(t_key);
-      const std::int64_t vstep = std::int64_t(gridDim.x) * blockDim.x * vectors;
-      for (std::int64_t base = std::int64_t(blockIdx.x) * blockDim.x * vectors; base < count; base += vstep) {
-        uint4 v[vectors];
-#pragma unroll
-        for (int u = 0; u < vectors; ++u) {
-          const std::int64_t at = base + std::int64_t(u) * blockDim.x + threadIdx.x;
-          v[u] = at < count ? in[at] : make_uint4(0, 0, 0, 0);
-        }
-        bool candidate[vectors * 4];
-        bool any = false;
-#pragma unroll
-        for (int u = 0; u < vectors; ++u) {
-          const std::int64_t at = base + std::int64_t(u) * blockDim.x + threadIdx.x;
-          const unsigned int words[4] = {v[u].x, v[u].y, v[u].z, v[u].w};
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const unsigned int key = (static_cast<unsigned int>(to_order_key(bit_cast<V>(words[e]))) ^ flip) >> shift;
-            const std::int64_t j = at * 4 + e;
-            const bool c = at < count && (key > t32 || (key == t32 && (key_only || j <= last_index)));
-            candidate[u * 4 + e] = c;
-            any |= c;
-          }
-        }
-        if (__any_sync(0xffffffffu, any)) {
-          const std::int64_t first_vector = base + threadIdx.x;
-          warp_append_all(
-              &st.buffered[1], p.buffer[1], candidate,
-              [&](int c) {
-                return static_cast<unsigned long long>((first_vector + std::int64_t(c / 4) * blockDim.x) * 4 + c % 4);
-              },
-              static_cast<unsigned long long>(p.buffer_capacity));
-        }
-      }
+      if (native.largest) threshold_pass_vectors<true>(p, reinterpret_cast<const uint4*>(p.first), count, native);
+      else threshold_pass_vectors<false>(p, reinterpret_cast<const uint4*>(p.first), count, native);
       // The last n % 4 items: block 0's first warp.
       if (blockIdx.x == 0 && threadIdx.x < 32) {
         const std::int64_t j = count * 4 + threadIdx.x;
         bool c = false;
         if (j < n) {
-          const unsigned int key = (static_cast<unsigned int>(to_order_key(p.first[j])) ^ flip) >> shift;
-          c = key > t32 || (key == t32 && (key_only || j <= last_index));
+          const V x = p.first[j];
+          c = (native.largest ? !(x < native.bound) : x <= native.bound) || (x == native.tie && j <= native.last_index);
         }
         warp_append(&st.buffered[1], p.buffer[1], c, static_cast<unsigned long long>(j),
                     static_cast<unsigned long long>(p.buffer_capacity));
