@@ -159,8 +159,8 @@ TEST_CASE("run-time k top_k: one block sorts up to 4096 items, and up to 4096 ca
 
 TEST_CASE("run-time k top_k: one row split across the GPU, at the limits of that way") {
   // Flat inputs of at most 4 bytes stream as one row (fewer than 8192 items: one block) in up to
-  // 2 x SMs chunks (stream_dispatch.cuh) up to a size that depends on k (2^23 for
-  // k <= 32, 2^22 for k <= 64, 2^20 for k <= 256); past it, the select kernel. One chunk,
+  // two chunks an SM for k <= 16, one above (stream_dispatch.cuh) up to a size that depends on k (2^23 for
+  // k <= 32, 2^22 for k <= 64, 2^16 for k <= 256); past it, the select kernel. One chunk,
   // two, the slots' edge, each limit and one item past it; beyond the buffer, the last
   // block cuts the candidates where they are (L2).
   int sms = 0;
@@ -193,9 +193,9 @@ TEST_CASE("run-time k top_k: one row split across the GPU, at the limits of that
     const tt::dataset<std::int8_t> b = tt::make_data<std::int8_t>(n, tt::pattern::random);
     top_k_any::check_data(b.ptr, b.host(), "int8 random");
   }
-  const long long slots_edge = 2LL * sms * 8192;
-  for (long long n : {1LL << 16, (1LL << 16) + 1, 1LL << 20, (1LL << 20) + 1, slots_edge - 1, slots_edge + 1, 1LL << 22,
-                      (1LL << 22) + 1}) {
+  const long long slots_edge = 1LL * sms * 8192;  // one chunk an SM (k > 16); two for k <= 16
+  for (long long n : {1LL << 16, (1LL << 16) + 1, 1LL << 20, (1LL << 20) + 1, slots_edge - 1, slots_edge + 1,
+                      2 * slots_edge - 1, 2 * slots_edge + 1, 1LL << 22, (1LL << 22) + 1}) {
     for (tt::pattern p : {tt::pattern::random, tt::pattern::constant, tt::pattern::sorted, tt::pattern::reversed}) {
       const tt::dataset<float> d = tt::make_data<float>(n, p);
       const std::vector<float> host = d.host();
@@ -206,7 +206,7 @@ TEST_CASE("run-time k top_k: one row split across the GPU, at the limits of that
     const tt::dataset<int> i = tt::make_data<int>(n, tt::pattern::random);
     top_k_any::check_k(i.ptr, i.host(), 50, tally::less<>{}, "int random");
   }
-  // 2^23 and one past it (k <= 32 streams up to 2^23, in 2 x SMs chunks of about 31800).
+  // 2^23 and one past it (k <= 32 streams up to 2^23, k > 16 in a chunk an SM: about 63500 items).
   for (long long n : {1LL << 23, (1LL << 23) + 1}) {
     for (tt::pattern p : {tt::pattern::random, tt::pattern::constant, tt::pattern::sorted}) {
       const tt::dataset<float> d = tt::make_data<float>(n, p);

@@ -41,15 +41,22 @@ inline bool top_k_chunks_stream(std::int64_t chunk, std::int64_t k) {
 /// one-row way / the select kernel's: k = 8: 0.21-0.43 up to 2^23; k = 32: 0.31-0.53 up
 /// to 2^22, 0.74 at 2^23; k = 64: 0.38-0.57 up to 2^21, 0.89 at 2^22; k = 256 (chunks of
 /// at most 16384): 0.56-0.91 up to 2^20, 1.00 at 2^21
-/// (docs/performance.md#flat-top-k-one-row).
+/// (docs/performance.md#flat-top-k-one-row). Once the select kernel's pass compared
+/// natively, k = 256 streamed faster only up to 2^16 (H200, back to back, the select
+/// kernel's time / the stream's: 2^16 1.08, 2^17 0.96, 2^18 0.96, 2^19 0.91, 2^20 0.61;
+/// docs/performance.md#select-native-pass).
 inline std::int64_t flat_top_k_stream_max_n(std::int64_t k) {
   if (k <= 32) return std::int64_t(1) << 23;
   if (k <= 64) return std::int64_t(1) << 22;
-  return std::int64_t(1) << 20;
+  return std::int64_t(1) << 16;
 }
 
 /// The chunks in which a flat top_k of n items (values of at most 4 bytes, 1 <= k <= n)
-/// streams as one row, a block a chunk, up to two a SM; 0 where it does not. Fewer than
+/// streams as one row, a block a chunk: up to two an SM for k <= 16, one above (the
+/// chunks' candidates, which the last block cuts, grow with k: on the H200, one chunk an
+/// SM against two, at 2^21 / 2^22 / 2^23 items, took k = 8 1.04 / 0.99 / 1.08 the time,
+/// k = 32 0.98 / 0.95 / 1.01, k = 64 0.95 / 0.94 / 1.00, int32 at k = 32 0.94 / 0.87 /
+/// 1.00; docs/performance.md#select-native-pass); 0 where it does not. Fewer than
 /// pieces_top_k_min_chunk items: one block, its chunk read whole, for k <= 64 or at
 /// least 16 k items (H100, GPU time: 4096 floats at k = 8, 64, 256 0.27x, 0.32x, 0.51x
 /// the select kernel's; 1024 at k = 8 and 64 0.52x and 0.70x, at k = 256 1.27x, so
@@ -59,8 +66,8 @@ inline std::int64_t flat_top_k_stream_chunks(std::int64_t n, std::int64_t k, con
   if (n < pieces_top_k_min_chunk)
     return k <= pieces_top_k_stream_small_k || (k <= pieces_top_k_stream_max_k && n >= 16 * k) ? 1 : 0;
   std::int64_t chunks = n / pieces_top_k_min_chunk;
-  const std::int64_t slots = 2 * std::int64_t(ctx.sm_count);
-  if (chunks > slots) chunks = slots;
+  const std::int64_t most = (k <= 16 ? 2 : 1) * std::int64_t(ctx.sm_count);
+  if (chunks > most) chunks = most;
   return top_k_chunks_stream((n + chunks - 1) / chunks, k) ? chunks : 0;
 }
 
