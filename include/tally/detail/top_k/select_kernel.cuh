@@ -24,9 +24,9 @@
 // the dispatch) give a threshold that about 1.5 k + 16 n / m items beat (up to 4096
 // samples of small values: block 0 finds it alone, block_threshold, so the others wait at
 // one grid barrier, not three); one lean pass (threshold_pass: 16-byte loads, a native
-// compare of the item with the threshold's value, one atomic a warp) writes those to a buffer, and the select runs on the
-// buffer, or one block just sorts it when it holds at most 2048 (4096 where the keys pack
-// in 64 bits). Only when fewer than k beat the threshold, or too many to keep, does the
+// compare of the item with the threshold's value, one atomic a warp) writes those to a
+// buffer, and the select runs on the buffer, or one block just sorts it when it holds at
+// most 2048 (4096 where the keys pack in 64 bits). Only when fewer than k beat the threshold, or too many to keep, does the
 // select start over on the input (one read more).
 //
 // Then the k chosen items are sorted by composite key (best first): one block sorts up to
