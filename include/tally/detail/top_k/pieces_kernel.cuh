@@ -48,6 +48,7 @@
 #include <tally/detail/float_order.cuh>
 #include <tally/detail/runtime/pdl.cuh>
 #include <tally/detail/top_k/select_kernel.cuh>
+#include <tally/warp/shuffle.cuh>
 
 #include <cuda/std/cmath>
 
@@ -856,6 +857,16 @@ __device__ void top_k_warp_rows(const P& p, W* buffer, W* chosen) {
 
 inline constexpr unsigned int warps_never_refine = 0xffffffffu;
 
+/// The largest 64-bit word of the warp, in every lane: the largest high half, then the
+/// largest low half among the lanes that hold it (two REDUX from sm_80, where five
+/// rounds of two 32-bit shuffles, a compare and a select each made a chain of about 175
+/// cycles). All 32 lanes must call it.
+__device__ TALLY_FORCEINLINE unsigned long long warp_max_word(unsigned long long w) {
+  const unsigned int high = warp_max(static_cast<unsigned int>(w >> 32));
+  const unsigned int low = warp_max(static_cast<unsigned int>(w >> 32) == high ? static_cast<unsigned int>(w) : 0u);
+  return (static_cast<unsigned long long>(high) << 32) | low;
+}
+
 /// From each thread's best word (0: none): each warp's j-th best of its lanes' (taken out
 /// one a round), and the m-th best of the warps' (j = ceil(need / m)). The m best warps'
 /// j best lanes hold m j >= need distinct words at least as good, so at least `need` words
@@ -873,12 +884,7 @@ __device__ W warps_threshold(W best, unsigned int need, pieces_top_k_shared<W>& 
   int remaining = static_cast<int>((need + m - 1) / m);
   W mine = best, warp_best = 0;
   for (;;) {
-    W top = mine;
-#pragma unroll
-    for (int d = 16; d > 0; d /= 2) {
-      const W other = __shfl_xor_sync(0xffffffffu, top, d);
-      top = other > top ? other : top;
-    }
+    const W top = warp_max_word(mine);
     // Words are distinct: one lane holds top. A lane out of the running reads 0; when 0 is
     // the best, the warp has fewer than j lanes left, and 0 is a safe threshold.
     if (remaining == 1 || top == 0) {
@@ -897,12 +903,7 @@ __device__ W warps_threshold(W best, unsigned int need, pieces_top_k_shared<W>& 
     const W v = lane < warps ? sh.warp_words[lane] : W{0};
     unsigned int reached = 0;
     for (int u = 0; u < warps; ++u) reached += sh.warp_words[u] >= v ? 1u : 0u;
-    W t = lane < warps && reached >= m ? v : W{0};
-#pragma unroll
-    for (int d = 16; d > 0; d /= 2) {
-      const W other = __shfl_xor_sync(0xffffffffu, t, d);
-      t = other > t ? other : t;
-    }
+    const W t = warp_max_word(lane < warps && reached >= m ? v : W{0});
     if (lane == 0) {
       sh.threshold = t;
       sh.remaining = 0;
