@@ -184,3 +184,15 @@ def test_bad_dim(fn, fake_device):
         f(fake_device((3, 4)), dim=-3)
     with pytest.raises(TypeError, match="dim"):
         f(fake_device((3, 4)), dim=1.0)
+
+
+def test_contiguous_strides():
+    """Output strides as torch lays out a contiguous tensor (an extent of 0 or 1 counts as 1)."""
+    from tally._arrays import contiguous_strides
+
+    assert contiguous_strides(()) == ()
+    assert contiguous_strides((7,)) == (1,)
+    assert contiguous_strides((64, 50)) == (50, 1)
+    assert contiguous_strides((2, 1, 3)) == (3, 3, 1)
+    assert contiguous_strides((3, 0)) == (1, 1)
+    assert contiguous_strides((0, 5)) == (5, 1)

@@ -281,7 +281,19 @@ def test_top_k_layouts():
     check_top_k(wide[:, :100], 40)  # pitched: row stride 300, length 100
     check_top_k(wide[5], 40)  # a row of a matrix, 1-D
     check_top_k(make((5, 1), seed=10), 1)
+    # Contiguous to torch, a size-1 dimension's stride anything: rows one after the other.
+    check_top_k(torch.as_strided(make((4, 300), seed=11), (4, 1, 300), (300, 7, 1)), 20)
     assert torch.equal(wide, before)
+
+
+def test_outputs_have_torchs_strides():
+    """Outputs are contiguous with the strides torch gives, size-1 and empty dimensions too."""
+    for shape, k in (((64, 300), 5), ((4, 1, 300), 3), ((300,), 7), ((2, 3, 1), 1)):
+        for out in tally.top_k(make(shape, seed=12), k):
+            assert out.stride() == torch.empty(out.shape).stride(), (shape, out.shape)
+    for shape in ((5, 0), (0, 5), (3, 1, 4), (7,)):
+        out = tally.sum(torch.rand(shape, device="cuda"), -1)
+        assert out.stride() == torch.empty(out.shape).stride(), shape
 
 
 def test_top_k_empty_and_errors():
@@ -397,7 +409,8 @@ def test_sum_layouts_and_empty():
     """Non-contiguous and 3-D inputs; an empty sum is 0, no rows an empty output."""
     wide = make((64, 300), seed=19)
     for x, dim in ((wide.t(), -1), (wide[:, ::2], -1), (wide[:, :100], -1), (wide[:, :100], None),
-                   (make((4, 5, 300), torch.int32, seed=20), 1), (make(()), None)):
+                   (make((4, 5, 300), torch.int32, seed=20), 1), (make(()), None),
+                   (torch.as_strided(make((4, 300), seed=21), (4, 1, 300), (300, 7, 1)), -1)):
         check_sum(x, dim)
     zero = tally.sum(torch.empty(0, device="cuda"))
     assert_tensor(zero, wide, torch.float32, ())

@@ -22,6 +22,12 @@ def _rows(v, dim, fn):
     it). Rows with unit stride and a stride >= their length are used as they are; any
     other layout is first copied by the framework into contiguous rows."""
     ndim = len(v.shape)
+    if ndim and (dim == -1 or dim == ndim - 1) and isinstance(dim, int) and v.is_contiguous():
+        lead = v.shape[:-1]  # the usual call: rows one after the other
+        rows = 1
+        for s in lead:
+            rows *= s
+        return v, rows, v.shape[-1], v.shape[-1], lead
     if dim is None:
         if not v.is_contiguous():
             v = v.adapter.contiguous_last(v, None)
