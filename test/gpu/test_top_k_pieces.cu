@@ -158,6 +158,35 @@ TEST_CASE("top_k over rows that fill the GPU, a block a row (the chunks stream w
   top_k_pieces::check_rows<int>(rows, 16384, 16387, {2, 33, 256});  // pitched
   top_k_pieces::check_rows<std::int8_t>(rows, 8192, 8192, {1, 64}, false);
   if (!tt::sanitizing()) top_k_pieces::check_rows<float>(rows, (1 << 17) + 1, (1 << 17) + 1, {50, 64}, false);
+  // Rows at least twice the threshold's reads (8192 items) take a scaled threshold
+  // (stream_threshold_ask), k = 65..256 too; data in order must be seen and get the exact
+  // one (ascending, descending, constant: every pattern).
+  if (!tt::sanitizing()) {
+    top_k_pieces::check_rows<float>(rows, 32768 + 5, 32768 + 5, {1, 50, 100, 256});
+    top_k_pieces::check_rows<float>(rows, 1 << 17, 1 << 17, {32, 256}, false);
+  } else {
+    top_k_pieces::check_rows<float>(rows, 16384 + 1, 16384 + 1, {50, 256}, false);
+  }
+}
+
+TEST_CASE("top_k over rows a block a row: the best items all where the threshold reads (its scaled need misjudges)") {
+  // chunk_threshold reads 16 runs of 512 items, evenly spread; here they hold every
+  // item above 2 and the rest of the row is below 1, so a scaled threshold (k / 16 of its
+  // reads, rows of 131072) lets fewer than k items in and the block must pass again.
+  int device = 0, sms = 0;
+  REQUIRE(cudaGetDevice(&device) == cudaSuccess);
+  REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess);
+  const long long rows = 2LL * sms + 1, length = 1 << 17, spacing = (length - 512) / 15;
+  std::vector<float> v(static_cast<std::size_t>(rows * length));
+  for (long long i = 0; i < rows * length; ++i) {
+    const long long at = i % length;
+    const bool read = at % spacing < 512 && at / spacing < 16;
+    const float u = static_cast<float>(tt::hash(static_cast<std::uint64_t>(i), 11) >> 40) / 16777216.f;
+    v[static_cast<std::size_t>(i)] = read ? 2.f + u : u;
+  }
+  top_k_pieces::device_buffer<float> d(v);
+  const tally::rows_t r = tally::rows(rows, length);
+  for (long long k : {50LL, 256LL}) top_k_pieces::check_pieces(d.data(), v, r, r, k, tally::less<>{}, "reads hold the best");
 }
 
 TEST_CASE("top_k over rows: data periodic with the strata (128 items) and rare spikes") {

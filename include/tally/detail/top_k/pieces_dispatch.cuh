@@ -61,14 +61,14 @@ void dispatch_top_k_pieces(const char* algorithm, const Policy& policy, const de
     // a row got past chunk_threshold, and appending them slowed the pass more than the
     // samples cost; docs/performance.md#top-k-whole-rows-stream).
     if (sizeof(V) <= 4 && pieces.num_rows > 0 && pieces.row_length < (std::int64_t(1) << 32))
-      streams = top_k_chunks_stream((pieces.row_length + chunks - 1) / chunks, k);
+      streams = top_k_chunks_stream((pieces.row_length + chunks - 1) / chunks, k, chunks == 1);
   }
   std::int64_t grid = warp_rows ? (pieces.count() + pieces_top_k_threads / 32 - 1) / (pieces_top_k_threads / 32)
                                  : pieces.count() * chunks;
   if (grid > (std::int64_t(1) << 30)) grid = std::int64_t(1) << 30;
   pieces_top_k_params<It, Pieces, ValueOut, IndexOut> p{
       first, pieces, k, is_default_less_v<Compare, V>, values, indices, warp_rows, chunks, nullptr, nullptr, nullptr,
-      nullptr};
+      nullptr, 0u};
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(static_cast<unsigned int>(grid));
   config.blockDim = dim3(pieces_top_k_threads);
@@ -76,7 +76,10 @@ void dispatch_top_k_pieces(const char* algorithm, const Policy& policy, const de
   const call_stream where = call_stream_of(policy);
   config.stream = where.stream;
   if constexpr (sizeof(V) <= 4 && std::is_same_v<Pieces, rows_t>) {
-    if (streams) return launch_top_k_stream(algorithm, ctx, where, p);
+    if (streams) {
+      if (chunks == 1) p.ask = stream_threshold_ask(pieces.row_length, k);
+      return launch_top_k_stream(algorithm, ctx, where, p);
+    }
   }
   if (chunks == 1) {
     check(cudaLaunchKernelEx(&config, kernel, p), algorithm, "kernel launch failed");

@@ -169,6 +169,9 @@ struct pieces_top_k_params {
   // `candidates` counts them, a counter a row, zero between calls.
   unsigned long long* words;
   unsigned int* candidates;
+  // Whole rows that stream (chunks == 1): what chunk_threshold's reads must leave at least
+  // as good, a scaled k (stream_threshold_ask); 0: need, the exact one.
+  unsigned int ask;
 };
 
 /// Shared memory beside the dynamic buffers.
@@ -874,63 +877,75 @@ __device__ TALLY_FORCEINLINE unsigned long long warp_max_word(unsigned long long
 /// (16 a lane), the fewest that beat it (a simulation: k = 1, 32, 50, 256: 1, 60, 115, 497
 /// items; m = 16 throughout: 16-50, 84, 136, 497). Where that leaves more than
 /// `refine_over` threads' words at least as good (at most 256 of them), the need-th best
-/// of them instead (warps_never_refine: never). pieces_top_k_threads threads, every one
-/// calls it (need >= 1); it ends synchronised.
+/// of them instead (warps_never_refine: never). A scaled need (stream_threshold_ask:
+/// exact_need > need) that leaves more than refine_over is redone with exact_need (and
+/// refined over 2 exact_need + 64, stream_refines' whole row): data in order, where the
+/// scaled one would let fewer than exact_need items of the chunk in. pieces_top_k_threads
+/// threads, every one calls it (need >= 1); it ends synchronised.
 template <class W>
-__device__ W warps_threshold(W best, unsigned int need, pieces_top_k_shared<W>& sh, unsigned int refine_over) {
+__device__ W warps_threshold(W best, unsigned int need, pieces_top_k_shared<W>& sh, unsigned int refine_over,
+                             unsigned int exact_need = 0) {
   static_assert(std::is_same_v<W, unsigned long long>, "64-bit words");
   constexpr int warps = pieces_top_k_threads / 32;
-  const unsigned int m = need <= 8 ? need : need <= 64 ? 8u : unsigned(warps);
-  int remaining = static_cast<int>((need + m - 1) / m);
-  W mine = best, warp_best = 0;
-  for (;;) {
-    const W top = warp_max_word(mine);
-    // Words are distinct: one lane holds top. A lane out of the running reads 0; when 0 is
-    // the best, the warp has fewer than j lanes left, and 0 is a safe threshold.
-    if (remaining == 1 || top == 0) {
-      warp_best = top;
-      break;
-    }
-    --remaining;
-    if (mine == top) mine = 0;
-  }
   const int lane = static_cast<int>(threadIdx.x & 31), warp = static_cast<int>(threadIdx.x >> 5);
-  if (lane == 0) sh.warp_words[warp] = warp_best;
-  __syncthreads();
-  if (warp == 0) {
-    // The largest warp word that at least m warps' words reach (0 reaches nothing more
-    // than it promises: a threshold of 0 lets every word in).
-    const W v = lane < warps ? sh.warp_words[lane] : W{0};
-    unsigned int reached = 0;
-    for (int u = 0; u < warps; ++u) reached += sh.warp_words[u] >= v ? 1u : 0u;
-    const W t = warp_max_word(lane < warps && reached >= m ? v : W{0});
-    if (lane == 0) {
-      sh.threshold = t;
-      sh.remaining = 0;
+  for (;;) {
+    const unsigned int m = need <= 8 ? need : need <= 64 ? 8u : unsigned(warps);
+    int remaining = static_cast<int>((need + m - 1) / m);
+    W mine = best, warp_best = 0;
+    for (;;) {
+      const W top = warp_max_word(mine);
+      // Words are distinct: one lane holds top. A lane out of the running reads 0; when 0
+      // is the best, the warp has fewer than j lanes left, and 0 is a safe threshold.
+      if (remaining == 1 || top == 0) {
+        warp_best = top;
+        break;
+      }
+      --remaining;
+      if (mine == top) mine = 0;
     }
+    if (lane == 0) sh.warp_words[warp] = warp_best;
+    __syncthreads();
+    if (warp == 0) {
+      // The largest warp word that at least m warps' words reach (0 reaches nothing more
+      // than it promises: a threshold of 0 lets every word in).
+      const W v = lane < warps ? sh.warp_words[lane] : W{0};
+      unsigned int reached = 0;
+      for (int u = 0; u < warps; ++u) reached += sh.warp_words[u] >= v ? 1u : 0u;
+      const W t = warp_max_word(lane < warps && reached >= m ? v : W{0});
+      if (lane == 0) {
+        sh.threshold = t;
+        sh.remaining = 0;
+      }
+    }
+    __syncthreads();
+    const W t = sh.threshold;
+    if (refine_over == warps_never_refine || t == 0) return t;
+    // At least `need` threads' words are at least t (the m warps' j lanes). On data in
+    // order (ascending, constant) many more are: the best words sit in adjacent lanes,
+    // so the m warps' j-th best lanes are far down (k = 8: about 256 items of a chunk of
+    // 8192 got in, against 11 of uniform data). Then the need-th best of those words is
+    // the threshold: each ranks its word among them (S compares a word).
+    constexpr unsigned int room = static_cast<unsigned int>(sizeof(sh.hist) / sizeof(W));
+    const bool in = best >= t;
+    const unsigned int survivors = static_cast<unsigned int>(__syncthreads_count(in));
+    if (survivors <= refine_over) return t;
+    if (exact_need > need) {
+      need = exact_need;
+      refine_over = 2 * exact_need + 64;
+      continue;
+    }
+    if (survivors > room) return t;
+    W* list = reinterpret_cast<W*>(sh.hist);  // free: a radix select clears it first
+    piece_append(&sh.remaining, list, in, best, room);
+    __syncthreads();
+    if (in) {
+      unsigned int rank = 0;
+      for (unsigned int u = 0; u < survivors; ++u) rank += list[u] > best ? 1u : 0u;
+      if (rank == need - 1) sh.threshold = best;
+    }
+    __syncthreads();
+    return sh.threshold;
   }
-  __syncthreads();
-  const W t = sh.threshold;
-  if (refine_over == warps_never_refine || t == 0) return t;
-  // At least `need` threads' words are at least t (the m warps' j lanes). On data in
-  // order (ascending, constant) many more are: the best words sit in adjacent lanes,
-  // so the m warps' j-th best lanes are far down (k = 8: about 256 items of a chunk of
-  // 8192 got in, against 11 of uniform data). Then the need-th best of those words is
-  // the threshold: each ranks its word among them (S compares a word).
-  constexpr unsigned int room = static_cast<unsigned int>(sizeof(sh.hist) / sizeof(W));
-  const bool in = best >= t;
-  const unsigned int survivors = static_cast<unsigned int>(__syncthreads_count(in));
-  if (survivors <= refine_over || survivors > room) return t;
-  W* list = reinterpret_cast<W*>(sh.hist);  // free: a radix select clears it first
-  piece_append(&sh.remaining, list, in, best, room);
-  __syncthreads();
-  if (in) {
-    unsigned int rank = 0;
-    for (unsigned int u = 0; u < survivors; ++u) rank += list[u] > best ? 1u : 0u;
-    if (rank == need - 1) sh.threshold = best;
-  }
-  __syncthreads();
-  return sh.threshold;
 }
 
 /// Above how many threads' words a streaming chunk's threshold is refined
@@ -989,7 +1004,9 @@ __device__ W chunk_threshold(const P& p, It chunk, std::int64_t length, std::uin
     const W w = piece_word_of<W>(p, static_cast<V>(chunk[i]), from + static_cast<std::uint32_t>(i));
     best = w > best ? w : best;
   }
-  return warps_threshold(best, need, sh, stream_refines(p, need));
+  // A whole row's scaled need (p.ask), redone exact on data in order (warps_threshold).
+  const unsigned int ask = p.ask ? p.ask : need;
+  return warps_threshold(best, ask, sh, stream_refines(p, ask), need);
 }
 
 /// A chunk that streams (top_k_stream_kernel), first half: the chunk's candidates to
@@ -1011,8 +1028,15 @@ __device__ unsigned int top_k_stream_filter(const P& p, It piece, std::int64_t f
     piece_filter_pass<false>(p, chunk, length, static_cast<unsigned int>(from), t, buffer, &sh.count);
     __syncthreads();
     const unsigned int count = sh.count;
-    if (count <= static_cast<unsigned int>(pieces_top_k_capacity)) return count;
-    t = select_in_buffer(buffer, static_cast<unsigned int>(pieces_top_k_capacity), need, sh);
+    if (count >= need && count <= static_cast<unsigned int>(pieces_top_k_capacity)) return count;
+    // More than the buffer holds: the need-th best of its words (items of the chunk, at
+    // least as good as t) raises t. Fewer than need, past a whole row's scaled threshold
+    // (data that it misjudged and warps_threshold did not see in order): every item gets
+    // in, and the buffer's select raises that. (A second chunk_threshold, inlined or
+    // called, cost the kernel 20-130 bytes of spill; as did keeping the threads' words.)
+    t = count > static_cast<unsigned int>(pieces_top_k_capacity)
+            ? select_in_buffer(buffer, static_cast<unsigned int>(pieces_top_k_capacity), need, sh)
+            : W{0};
   }
 }
 

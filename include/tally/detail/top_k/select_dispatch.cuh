@@ -75,7 +75,7 @@ void dispatch_top_k_select(const char* algorithm, const Policy& policy, const de
     if (const std::int64_t chunks = flat_top_k_stream_chunks(n, k, ctx)) {
       const pieces_top_k_params<It, rows_t, ValueOut, IndexOut> p{
           first, rows_t{1, n, n}, k, is_default_less_v<Compare, V>, values, indices, false, chunks, nullptr, nullptr,
-          nullptr, nullptr};
+          nullptr, nullptr, 0u};
       return launch_top_k_stream(algorithm, ctx, call_stream_of(policy), p);
     }
   }

@@ -26,11 +26,30 @@ inline std::size_t pieces_top_k_counter_bytes(const device_context& ctx) {
   return align_up(std::size_t(2 * ctx.sm_count) * sizeof(unsigned int), 256);
 }
 
-/// Whether chunks (or whole rows) of `chunk` items stream at this k: values of at most 4
-/// bytes (the caller's), positions in 32 bits, and a chunk's candidates in the buffer.
-inline bool top_k_chunks_stream(std::int64_t chunk, std::int64_t k) {
+/// Whether chunks (or whole rows: whole) of `chunk` items stream at this k: values of at
+/// most 4 bytes (the caller's), positions in 32 bits, and a chunk's candidates in the
+/// buffer. A whole row's threshold scales with its length (stream_threshold_ask), so that
+/// its candidates fit for every k up to pieces_top_k_stream_max_k.
+inline bool top_k_chunks_stream(std::int64_t chunk, std::int64_t k, bool whole = false) {
   return chunk >= pieces_top_k_min_chunk && chunk <= pieces_top_k_stream_chunk &&
-         (k <= pieces_top_k_stream_small_k || (k <= pieces_top_k_stream_max_k && chunk <= pieces_top_k_stream_short_chunk));
+         (k <= pieces_top_k_stream_small_k ||
+          (k <= pieces_top_k_stream_max_k && (whole || chunk <= pieces_top_k_stream_short_chunk)));
+}
+
+/// What chunk_threshold's reads (pieces_top_k_threshold_items a thread, 8192 items) must
+/// leave at least as good in a whole row of `length` items that streams (p.ask; 0: k, the
+/// exact need): r = length / 8192 >= 2 times longer than the reads, each read item stands
+/// for r of the row, so about k / r: 2 ceil(k / r) + 8, so that on uniform data a few
+/// times k items get in (rows of 131072 at k = 50: about 1840 with k, 480 with this; at
+/// k = 256 about 8000 with k, more than the buffer, and 1200 with this), fewer to append
+/// and to choose from. Data in order is seen and given the exact need (warps_threshold);
+/// where fewer than k get in all the same, the block passes again (top_k_stream_filter).
+inline unsigned int stream_threshold_ask(std::int64_t length, std::int64_t k) {
+  constexpr std::int64_t reads = std::int64_t(pieces_top_k_threshold_items) * pieces_top_k_threads;
+  const std::int64_t r = length / reads;
+  if (r < 2) return 0;
+  const std::int64_t ask = 2 * ((k + r - 1) / r) + 8;
+  return ask < k ? static_cast<unsigned int>(ask) : 0;
 }
 
 /// The largest flat input that runs as one streaming row, by k. Its chunks' candidates
