@@ -192,10 +192,15 @@ struct pieces_input {
         top_values(std::size_t(s.rows) * 256), top_indices(std::size_t(s.rows) * 256) {
     std::vector<std::int64_t> b(std::size_t(s.rows));
     for (std::int64_t r = 0; r < s.rows; ++r) b[r] = s.csr ? host_offsets[r] : r * s.length;
-    TALLY_SUPPORT_CHECK(cudaMemcpy(begins.data(), b.data(), sizeof(std::int64_t) * b.size(), cudaMemcpyHostToDevice));
+    // On the stream (non-blocking): a cudaMemcpy from pageable memory may return before its
+    // DMA lands, and the legacy stream does not order the kernels below after it. CUB's
+    // sum then read offsets left by an earlier shape's buffers (0x55 words) and faulted.
+    TALLY_SUPPORT_CHECK(cudaMemcpyAsync(begins.data(), b.data(), sizeof(std::int64_t) * b.size(),
+                                        cudaMemcpyHostToDevice, stream));
     if (s.csr)
-      TALLY_SUPPORT_CHECK(cudaMemcpy(offsets.data(), host_offsets.data(), sizeof(int) * host_offsets.size(),
-                                     cudaMemcpyHostToDevice));
+      TALLY_SUPPORT_CHECK(cudaMemcpyAsync(offsets.data(), host_offsets.data(), sizeof(int) * host_offsets.size(),
+                                          cudaMemcpyHostToDevice, stream));
+    TALLY_SUPPORT_CHECK(cudaStreamSynchronize(stream));
     ts::fill_uniform(in.copy(0), std::size_t(items), 0, stream);
     in.replicate_first(stream);
     std::size_t sum_bytes = 0, arg_bytes = 0;
