@@ -424,13 +424,14 @@ void check_top_k(const dataset<T>& d, const char* data_name, bool has_nan,
 /// The standard sizes (common.cuh: 0, 1, 2, warp and tile boundaries up to 2^26, random
 /// sizes) and for each K: K - 1, K, K + 1, 2K + 1; the tiles of the top_k table's shapes
 /// (512 x 8, 1024 x 8, 256 x 8) and of tune<128, 4> around them (top_k<2>'s one round of
-/// 4 and 8 tiles of 128 x 8: 4096, 8192); 2^16 + 3, 2^19 and its neighbours (top2_small's limit),
-/// 2^20 + 3 (past the table's size switch) and 3000017.
+/// 4 and 8 tiles of 128 x 8: 4096, 8192, and of 256 x 8: 8192, 16384); 2^16 + 3, 2^19 and
+/// 2^20 and their neighbours (top2_small's limits, then and now), 2^20 + 3 (past the
+/// table's size switch) and 3000017.
 inline std::vector<long long> top_k_sizes(std::initializer_list<int> ks) {
   std::vector<long long> s = standard_sizes();
   for (int k : ks) s.insert(s.end(), {k - 1LL, k + 0LL, k + 1LL, 2LL * k + 1});
-  s.insert(s.end(), {511, 512, 513, 2047, 2048, 2049, 8191, 8192, 8193, 65539, (1 << 19) - 1, 1 << 19, (1 << 19) + 1,
-                     (1 << 20) + 3, 3000017});
+  s.insert(s.end(), {511, 512, 513, 2047, 2048, 2049, 8191, 8192, 8193, 16383, 16384, 16385, 65539, (1 << 19) - 1,
+                     1 << 19, (1 << 19) + 1, (1 << 20) - 1, 1 << 20, (1 << 20) + 1, (1 << 20) + 3, 3000017});
   s.erase(std::remove_if(s.begin(), s.end(), [](long long n) { return n < 0; }), s.end());
   return listed_sizes(std::move(s));
 }
