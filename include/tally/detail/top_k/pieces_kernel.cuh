@@ -1034,9 +1034,12 @@ __device__ unsigned int top_k_stream_filter(const P& p, It piece, std::int64_t f
     // (data that it misjudged and warps_threshold did not see in order): every item gets
     // in, and the buffer's select raises that. (A second chunk_threshold, inlined or
     // called, cost the kernel 20-130 bytes of spill; as did keeping the threads' words.)
-    t = count > static_cast<unsigned int>(pieces_top_k_capacity)
-            ? select_in_buffer(buffer, static_cast<unsigned int>(pieces_top_k_capacity), need, sh)
-            : W{0};
+    if (count > static_cast<unsigned int>(pieces_top_k_capacity)) {
+      t = select_in_buffer(buffer, static_cast<unsigned int>(pieces_top_k_capacity), need, sh);
+    } else {
+      __syncthreads();  // every thread has read sh.count before thread 0 zeroes it again
+      t = W{0};
+    }
   }
 }
 
