@@ -48,6 +48,7 @@
 #include <tally/detail/float_order.cuh>
 #include <tally/detail/runtime/pdl.cuh>
 #include <tally/detail/top_k/select_kernel.cuh>
+#include <tally/detail/top_k/stream_timeline.cuh>
 #include <tally/warp/shuffle.cuh>
 
 #include <cuda/std/cmath>
@@ -1022,13 +1023,18 @@ __device__ unsigned int top_k_stream_filter(const P& p, It piece, std::int64_t f
   const unsigned int need = static_cast<unsigned int>(p.k < length ? p.k : length);
   const It chunk = piece + from;
   W t = chunk_threshold<W>(p, chunk, length, static_cast<std::uint32_t>(from), need, sh);
+  TALLY_STREAM_MARK(stream_mark_threshold);
   for (;;) {
     if (threadIdx.x == 0) sh.count = 0;
     __syncthreads();
     piece_filter_pass<false>(p, chunk, length, static_cast<unsigned int>(from), t, buffer, &sh.count);
     __syncthreads();
     const unsigned int count = sh.count;
-    if (count >= need && count <= static_cast<unsigned int>(pieces_top_k_capacity)) return count;
+    if (count >= need && count <= static_cast<unsigned int>(pieces_top_k_capacity)) {
+      TALLY_STREAM_MARK(stream_mark_filtered);
+      TALLY_STREAM_VALUE(stream_value_count, count);
+      return count;
+    }
     // More than the buffer holds: the need-th best of its words (items of the chunk, at
     // least as good as t) raises t. Fewer than need, past a whole row's scaled threshold
     // (data that it misjudged and warps_threshold did not see in order): every item gets
@@ -1107,6 +1113,8 @@ __device__ void stream_choose(W* buffer, const unsigned long long* words, unsign
       }
       __syncthreads();
       kept = sh.count;
+      TALLY_STREAM_MARK(stream_mark_cut);
+      TALLY_STREAM_VALUE(stream_value_kept, kept);
     } else {
       for (unsigned int i = threadIdx.x; i < count; i += blockDim.x) chosen[i] = word_at(i);
       __syncthreads();
@@ -1170,9 +1178,11 @@ __device__ void top_k_stream_finish(const P& p, std::int64_t s, It piece, unsign
   if (p.chunks > 1) {
     if (threadIdx.x == 0) sh.bucket = atomicAdd(&p.candidates[s], count);
     __syncthreads();
+    TALLY_STREAM_MARK(stream_mark_slot);
     const unsigned int at = sh.bucket;
     for (unsigned int i = threadIdx.x; i < count; i += blockDim.x) words[at + i] = buffer[i];
     __syncthreads();
+    TALLY_STREAM_MARK(stream_mark_words_out);
     if (threadIdx.x == 0) {
       __threadfence();
       const unsigned int before = atomicAdd(&p.arrivals[s], 1u);
@@ -1185,6 +1195,7 @@ __device__ void top_k_stream_finish(const P& p, std::int64_t s, It piece, unsign
       }
     }
     __syncthreads();
+    TALLY_STREAM_MARK(stream_mark_arrived);
     if (!sh.last) return;
     total = sh.count;
   }
@@ -1210,7 +1221,10 @@ __device__ void top_k_stream_finish(const P& p, std::int64_t s, It piece, unsign
     }
     __syncthreads();
   }
+  TALLY_STREAM_MARK(stream_mark_words_in);
+  TALLY_STREAM_VALUE(stream_value_total, total);
   stream_choose(buffer, in_buffer ? nullptr : words, total, next, chosen, sh);
+  TALLY_STREAM_MARK(stream_mark_chosen);
   const std::int64_t out = s * p.k;
   for (std::int64_t j = threadIdx.x; j < p.k; j += blockDim.x) {
     if (j < next) {
@@ -1221,6 +1235,7 @@ __device__ void top_k_stream_finish(const P& p, std::int64_t s, It piece, unsign
       p.indices[out + j] = -1;
     }
   }
+  TALLY_STREAM_MARK(stream_mark_written);
   __syncthreads();
 }
 
@@ -1345,6 +1360,7 @@ __global__ __launch_bounds__(pieces_top_k_threads, 2) void top_k_stream_kernel(
     // Balanced chunks: every one at least length / chunks >= pieces_top_k_min_chunk items,
     // what chunk_threshold reads.
     const std::int64_t from = length * c / p.chunks, to = length * (c + 1) / p.chunks;
+    TALLY_STREAM_MARK(stream_mark_start);
     const unsigned int count = top_k_stream_filter(p, piece, from, to, buffer, sh);
     top_k_stream_finish(p, s, piece, count, buffer, chosen, sh);
   }

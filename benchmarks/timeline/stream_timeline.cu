@@ -1,0 +1,209 @@
+// Where the time of top_k's stream kernel goes: the phases of each block, by the marks
+// of include/tally/detail/top_k/stream_timeline.cuh (built with TALLY_STREAM_TIMELINE by
+// scripts/timeline.sh; README.md here). For each case: the event time of one call, the
+// span from the first block's start to the last block's end, and each phase's median over
+// the blocks that have it (µs, from clock64 at the SM's clock), the median over 9 calls.
+//
+// usage: stream_timeline [CASE...]
+//   CASE: ROWSxLENGTH:K (rows), flat:N:K (a flat input), with :ascending for a ramp;
+//   N and LENGTH as 2^E or a number. Default: the cases of issue 21's table and the
+//   flat sizes it misses.
+
+#include <tally/pieces.cuh>
+#include <tally/top_k.cuh>
+
+#include <tally_support/cuda_check.cuh>
+#include <tally_support/data.cuh>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace td = tally::detail;
+
+struct timeline_case {
+  long long rows;  // -1: flat
+  long long length;
+  long long k;
+  bool ascending;
+  std::string name;
+};
+
+long long parse_count(const std::string& s) {
+  if (s.rfind("2^", 0) == 0) return 1LL << std::stoi(s.substr(2));
+  return std::stoll(s);
+}
+
+timeline_case parse_case(const std::string& arg) {
+  timeline_case c{};
+  std::string s = arg;
+  const std::string asc = ":ascending";
+  if (s.size() > asc.size() && s.compare(s.size() - asc.size(), asc.size(), asc) == 0) {
+    c.ascending = true;
+    s.resize(s.size() - asc.size());
+  }
+  const auto colon = s.rfind(':');
+  if (colon == std::string::npos) throw std::invalid_argument("a case is ROWSxLENGTH:K or flat:N:K: " + arg);
+  c.k = parse_count(s.substr(colon + 1));
+  const std::string shape = s.substr(0, colon);
+  if (shape.rfind("flat:", 0) == 0) {
+    c.rows = -1;
+    c.length = parse_count(shape.substr(5));
+  } else {
+    const auto x = shape.find('x');
+    if (x == std::string::npos) throw std::invalid_argument("a case is ROWSxLENGTH:K or flat:N:K: " + arg);
+    c.rows = parse_count(shape.substr(0, x));
+    c.length = parse_count(shape.substr(x + 1));
+  }
+  c.name = arg;
+  return c;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return -1;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+constexpr int slots = td::stream_timeline_slots;
+constexpr int blocks = td::stream_timeline_blocks;
+
+// A phase: from mark `from` (or `alt`, where `from` is absent) to mark `to`.
+struct phase {
+  const char* name;
+  int to, from, alt;
+};
+const phase phases[] = {
+    {"threshold", td::stream_mark_threshold, td::stream_mark_start, -1},
+    {"pass(es)", td::stream_mark_filtered, td::stream_mark_threshold, -1},
+    {"row's room (atomicAdd)", td::stream_mark_slot, td::stream_mark_filtered, -1},
+    {"words out", td::stream_mark_words_out, td::stream_mark_slot, -1},
+    {"arrival", td::stream_mark_arrived, td::stream_mark_words_out, -1},
+    {"chooser: words in", td::stream_mark_words_in, td::stream_mark_arrived, td::stream_mark_filtered},
+    {"chooser: cut", td::stream_mark_cut, td::stream_mark_words_in, -1},
+    {"chooser: rest of choice", td::stream_mark_chosen, td::stream_mark_cut, td::stream_mark_words_in},
+    {"chooser: outputs", td::stream_mark_written, td::stream_mark_chosen, -1},
+};
+
+void run(const timeline_case& c, float* x, float* values, int* indices) {
+  const bool flat = c.rows < 0;
+  const long long n = flat ? c.length : c.rows * c.length;
+  tally_support::fill_options o;
+  constexpr int copies = 4;
+  for (int r = 0; r < copies; ++r) {
+    o.seed = 17 + r;
+    tally_support::fill(x + r * n, std::size_t(n), c.ascending ? tally_support::pattern::sorted
+                                                              : tally_support::pattern::random, o);
+  }
+  const auto call = [&](int r) {
+    if (flat) tally::top_k_into(tally::par, x + r * n, x + r * n + n, c.k, values, indices);
+    else tally::top_k_into(tally::par, x + r * n, tally::rows(c.rows, c.length), c.k, values, indices);
+  };
+  for (int w = 0; w < 20; ++w) call(w % copies);
+  TALLY_SUPPORT_CHECK(cudaDeviceSynchronize());
+
+  cudaEvent_t e0, e1;
+  TALLY_SUPPORT_CHECK(cudaEventCreate(&e0));
+  TALLY_SUPPORT_CHECK(cudaEventCreate(&e1));
+  std::vector<unsigned long long> time(std::size_t(blocks) * slots);
+  std::vector<long long> clock(std::size_t(blocks) * slots);
+  const std::vector<unsigned long long> zeros(time.size(), 0);
+  constexpr int reps = 9;
+  std::vector<std::vector<double>> per_phase(std::size(phases));
+  std::vector<double> event_us, span_us, ghz, count, total, kept, chosen_after_start;
+  int recorded = 0;
+  for (int rep = 0; rep < reps; ++rep) {
+    TALLY_SUPPORT_CHECK(cudaMemcpyToSymbol(td::stream_timeline_time, zeros.data(), zeros.size() * 8));
+    TALLY_SUPPORT_CHECK(cudaMemcpyToSymbol(td::stream_timeline_clock, zeros.data(), zeros.size() * 8));
+    TALLY_SUPPORT_CHECK(cudaEventRecord(e0));
+    call(rep % copies);
+    TALLY_SUPPORT_CHECK(cudaEventRecord(e1));
+    TALLY_SUPPORT_CHECK(cudaEventSynchronize(e1));
+    float ms = 0;
+    TALLY_SUPPORT_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    event_us.push_back(ms * 1000.0);
+    TALLY_SUPPORT_CHECK(cudaMemcpyFromSymbol(time.data(), td::stream_timeline_time, time.size() * 8));
+    TALLY_SUPPORT_CHECK(cudaMemcpyFromSymbol(clock.data(), td::stream_timeline_clock, clock.size() * 8));
+    unsigned long long first = ~0ull, last = 0;
+    std::vector<std::vector<double>> cycles(std::size(phases));
+    std::vector<double> rate;
+    recorded = 0;
+    for (int b = 0; b < blocks; ++b) {
+      const unsigned long long* t = &time[std::size_t(b) * slots];
+      const long long* k = &clock[std::size_t(b) * slots];
+      if (!t[td::stream_mark_start]) continue;
+      ++recorded;
+      first = std::min(first, t[td::stream_mark_start]);
+      for (int m : {int(td::stream_mark_arrived), int(td::stream_mark_written)}) last = std::max(last, t[m]);
+      for (std::size_t p = 0; p < std::size(phases); ++p) {
+        const int from = k[phases[p].from] ? phases[p].from : phases[p].alt;
+        if (k[phases[p].to] && from >= 0 && k[from]) cycles[p].push_back(double(k[phases[p].to] - k[from]));
+      }
+      if (t[td::stream_mark_written] > t[td::stream_mark_start])
+        rate.push_back(double(k[td::stream_mark_written] - k[td::stream_mark_start]) /
+                       double(t[td::stream_mark_written] - t[td::stream_mark_start]));
+      if (k[td::stream_mark_filtered]) count.push_back(double(t[td::stream_value_count]));
+      if (k[td::stream_mark_words_in]) total.push_back(double(t[td::stream_value_total]));
+      if (k[td::stream_mark_cut]) kept.push_back(double(t[td::stream_value_kept]));
+      if (k[td::stream_mark_chosen]) chosen_after_start.push_back(double(t[td::stream_mark_words_in] - first));
+    }
+    const double cycles_per_ns = median(rate);
+    ghz.push_back(cycles_per_ns);
+    for (std::size_t p = 0; p < std::size(phases); ++p) per_phase[p].push_back(median(cycles[p]) / cycles_per_ns / 1000.0);
+    span_us.push_back(double(last - first) / 1000.0);
+  }
+  TALLY_SUPPORT_CHECK(cudaEventDestroy(e0));
+  TALLY_SUPPORT_CHECK(cudaEventDestroy(e1));
+  std::printf("%s: %d blocks; one call %.2f us (event), first start to last end %.2f us, clock %.2f GHz\n",
+              c.name.c_str(), recorded, median(event_us), median(span_us), median(ghz));
+  for (std::size_t p = 0; p < std::size(phases); ++p) {
+    const double us = median(per_phase[p]);
+    if (us >= 0) std::printf("  %-26s %7.2f us (block median)\n", phases[p].name, us);
+  }
+  std::printf("  candidates: a block %.0f, a row (the chooser's) %.0f; kept by the cut %.0f; the chooser starts "
+              "choosing %.2f us after the first block starts\n",
+              median(count), median(total), median(kept), median(chosen_after_start) / 1000.0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<timeline_case> cases;
+  try {
+    for (int i = 1; i < argc; ++i) cases.push_back(parse_case(argv[i]));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "stream_timeline: %s\n", e.what());
+    return 2;
+  }
+  if (cases.empty()) {
+    for (const char* s : {"1x131072:50", "64x131072:50", "512x131072:50", "512x131072:256", "1024x65536:32",
+                          "64x131072:50:ascending", "flat:2^18:32", "flat:2^19:32", "flat:2^16:256"})
+      cases.push_back(parse_case(s));
+  }
+  long long most = 0;
+  for (const auto& c : cases) most = std::max(most, c.rows < 0 ? c.length : c.rows * c.length);
+  float* x = nullptr;
+  float* values = nullptr;
+  int* indices = nullptr;
+  TALLY_SUPPORT_CHECK(cudaMalloc(&x, std::size_t(most) * 4 * sizeof(float)));
+  TALLY_SUPPORT_CHECK(cudaMalloc(&values, std::size_t(1) << 24));
+  TALLY_SUPPORT_CHECK(cudaMalloc(&indices, std::size_t(1) << 24));
+  for (const auto& c : cases) {
+    if ((c.rows < 0 ? 1 : c.rows) * c.k * 4 > (1LL << 24)) {
+      std::fprintf(stderr, "stream_timeline: %s: outputs past 16 MB\n", c.name.c_str());
+      return 2;
+    }
+    run(c, x, values, indices);
+  }
+  TALLY_SUPPORT_CHECK(cudaFree(x));
+  TALLY_SUPPORT_CHECK(cudaFree(values));
+  TALLY_SUPPORT_CHECK(cudaFree(indices));
+  return 0;
+}
