@@ -81,7 +81,8 @@ struct phase {
   int to, from, alt;
 };
 const phase phases[] = {
-    {"threshold", td::stream_mark_threshold, td::stream_mark_start, -1},
+    {"threshold: reads", td::stream_mark_reads, td::stream_mark_start, -1},
+    {"threshold: warps_threshold", td::stream_mark_threshold, td::stream_mark_reads, -1},
     {"pass(es)", td::stream_mark_filtered, td::stream_mark_threshold, -1},
     {"row's room (atomicAdd)", td::stream_mark_slot, td::stream_mark_filtered, -1},
     {"words out", td::stream_mark_words_out, td::stream_mark_slot, -1},

@@ -996,6 +996,7 @@ __device__ W chunk_threshold(const P& p, It chunk, std::int64_t length, std::uin
       const W w = in ? piece_word_of<W>(p, value, from + static_cast<std::uint32_t>(i)) : W{0};
       best = w > best ? w : best;
     }
+    TALLY_STREAM_MARK(stream_mark_reads);
     return warps_threshold(best, need, sh, stream_refines(p, need));
   }
   const std::int64_t spacing = (length - pieces_top_k_threads) / (runs - 1);
@@ -1005,6 +1006,7 @@ __device__ W chunk_threshold(const P& p, It chunk, std::int64_t length, std::uin
     const W w = piece_word_of<W>(p, static_cast<V>(chunk[i]), from + static_cast<std::uint32_t>(i));
     best = w > best ? w : best;
   }
+  TALLY_STREAM_MARK(stream_mark_reads);
   // A whole row's scaled need (p.ask), redone exact on data in order (warps_threshold).
   const unsigned int ask = p.ask ? p.ask : need;
   return warps_threshold(best, ask, sh, stream_refines(p, ask), need);

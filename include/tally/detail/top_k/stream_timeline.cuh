@@ -30,6 +30,7 @@ enum stream_timeline_slot : int {
   stream_value_total = 11,    // the row's candidates (the block that chooses)
   stream_value_kept = 12,     // words kept by the cut
   stream_value_sm = 13,       // the SM that ran the block
+  stream_mark_reads = 14,     // chunk_threshold's reads done (before warps_threshold)
   stream_timeline_slots = 16
 };
 
