@@ -132,17 +132,23 @@ void run(const timeline_case& c, float* x, float* values, int* indices) {
     event_us.push_back(ms * 1000.0);
     TALLY_SUPPORT_CHECK(cudaMemcpyFromSymbol(time.data(), td::stream_timeline_time, time.size() * 8));
     TALLY_SUPPORT_CHECK(cudaMemcpyFromSymbol(clock.data(), td::stream_timeline_clock, clock.size() * 8));
+    // The first start and the last end over the blocks, then each block's phases.
     unsigned long long first = ~0ull, last = 0;
-    std::vector<std::vector<double>> cycles(std::size(phases));
-    std::vector<double> rate;
     recorded = 0;
     for (int b = 0; b < blocks; ++b) {
       const unsigned long long* t = &time[std::size_t(b) * slots];
-      const long long* k = &clock[std::size_t(b) * slots];
       if (!t[td::stream_mark_start]) continue;
       ++recorded;
       first = std::min(first, t[td::stream_mark_start]);
       for (int m : {int(td::stream_mark_arrived), int(td::stream_mark_written)}) last = std::max(last, t[m]);
+    }
+    if (recorded == 0) break;  // another kernel took the call
+    std::vector<std::vector<double>> cycles(std::size(phases));
+    std::vector<double> rate;
+    for (int b = 0; b < blocks; ++b) {
+      const unsigned long long* t = &time[std::size_t(b) * slots];
+      const long long* k = &clock[std::size_t(b) * slots];
+      if (!t[td::stream_mark_start]) continue;
       for (std::size_t p = 0; p < std::size(phases); ++p) {
         const int from = k[phases[p].from] ? phases[p].from : phases[p].alt;
         if (k[phases[p].to] && from >= 0 && k[from]) cycles[p].push_back(double(k[phases[p].to] - k[from]));
@@ -162,6 +168,10 @@ void run(const timeline_case& c, float* x, float* values, int* indices) {
   }
   TALLY_SUPPORT_CHECK(cudaEventDestroy(e0));
   TALLY_SUPPORT_CHECK(cudaEventDestroy(e1));
+  if (recorded == 0) {
+    std::printf("%s: no block of the stream kernel (another kernel took the call)\n", c.name.c_str());
+    return;
+  }
   std::printf("%s: %d blocks; one call %.2f us (event), first start to last end %.2f us, clock %.2f GHz\n",
               c.name.c_str(), recorded, median(event_us), median(span_us), median(ghz));
   for (std::size_t p = 0; p < std::size(phases); ++p) {
