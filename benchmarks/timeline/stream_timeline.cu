@@ -6,7 +6,7 @@
 //
 // usage: stream_timeline [CASE...]
 //   CASE: ROWSxLENGTH:K (rows), flat:N:K (a flat input), with :ascending for a ramp;
-//   N and LENGTH as 2^E or a number. Default: the cases of issue 21's table and the
+//   N, LENGTH and K as the other tools take sizes (1000, 2^20, 2^16+3). Default: the cases of issue 21's table and the
 //   flat sizes it misses.
 
 #include <tally/pieces.cuh>
@@ -14,6 +14,7 @@
 
 #include <tally_support/cuda_check.cuh>
 #include <tally_support/data.cuh>
+#include <tally_support/sizes.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -36,10 +37,8 @@ struct timeline_case {
   std::string name;
 };
 
-long long parse_count(const std::string& s) {
-  if (s.rfind("2^", 0) == 0) return 1LL << std::stoi(s.substr(2));
-  return std::stoll(s);
-}
+// Counts as on every other command line of the project: 1000, 2^20, 2^16+3.
+long long parse_count(const std::string& s) { return static_cast<long long>(tally_support::parse_size(s)); }
 
 timeline_case parse_case(const std::string& arg) {
   timeline_case c{};
