@@ -431,7 +431,8 @@ inline std::vector<long long> top_k_sizes(std::initializer_list<int> ks) {
   std::vector<long long> s = standard_sizes();
   for (int k : ks) s.insert(s.end(), {k - 1LL, k + 0LL, k + 1LL, 2LL * k + 1});
   s.insert(s.end(), {511, 512, 513, 2047, 2048, 2049, 8191, 8192, 8193, 16383, 16384, 16385, 65539, (1 << 19) - 1,
-                     1 << 19, (1 << 19) + 1, (1 << 20) - 1, 1 << 20, (1 << 20) + 1, (1 << 20) + 3, 3000017});
+                     1 << 19, (1 << 19) + 1, (1 << 20) - 1, 1 << 20, (1 << 20) + 1, (1 << 20) + 3, (1 << 21) - 1,
+                     1 << 21, (1 << 21) + 1, 3000017});
   s.erase(std::remove_if(s.begin(), s.end(), [](long long n) { return n < 0; }), s.end());
   return listed_sizes(std::move(s));
 }
