@@ -166,10 +166,12 @@ struct pieces_top_k_params {
   std::int64_t* lists;      // chunks > 1: each block's k best, k indices a block (-1: none)
   unsigned int* arrivals;   // chunks > 1: blocks of each piece done; zero between calls
   // Chunks that stream (top_k_stream_kernel): no list a block, but every candidate of the
-  // row's chunks, a word each (position: the index in the row), chunks * capacity a row;
-  // `candidates` counts them, a counter a row, zero between calls.
+  // row's chunks, a word each (position: the index in the row), chunks * capacity a row.
   unsigned long long* words;
-  unsigned int* candidates;
+  // A split row's counters, a word a row, zero between calls: the candidates it has room
+  // for so far (the low 32 bits) and its blocks arrived (the high 32), one word so that the
+  // last to arrive reads the row's count from its own atomic.
+  unsigned long long* counters;
   // Whole rows that stream (chunks == 1): what chunk_threshold's reads must leave at least
   // as good, a scaled k (stream_threshold_ask); 0: need, the exact one.
   unsigned int ask;
@@ -1178,7 +1180,7 @@ __device__ void top_k_stream_finish(const P& p, std::int64_t s, It piece, unsign
   unsigned long long* words = p.chunks > 1 ? p.words + s * room : nullptr;
   unsigned int total = count;
   if (p.chunks > 1) {
-    if (threadIdx.x == 0) sh.bucket = atomicAdd(&p.candidates[s], count);
+    if (threadIdx.x == 0) sh.bucket = static_cast<unsigned int>(atomicAdd(&p.counters[s], count));
     __syncthreads();
     TALLY_STREAM_MARK(stream_mark_slot);
     const unsigned int at = sh.bucket;
@@ -1187,13 +1189,14 @@ __device__ void top_k_stream_finish(const P& p, std::int64_t s, It piece, unsign
     TALLY_STREAM_MARK(stream_mark_words_out);
     if (threadIdx.x == 0) {
       __threadfence();
-      const unsigned int before = atomicAdd(&p.arrivals[s], 1u);
-      sh.last = before == static_cast<unsigned int>(p.chunks - 1);
+      const unsigned long long before = atomicAdd(&p.counters[s], 1ull << 32);
+      sh.last = static_cast<unsigned int>(before >> 32) == static_cast<unsigned int>(p.chunks - 1);
       if (sh.last) {
         __threadfence();
-        sh.count = __ldcg(&p.candidates[s]);
-        p.arrivals[s] = 0;  // zero for the next call
-        p.candidates[s] = 0;
+        // Every block took its room before it arrived (one thread's atomics on one word
+        // stay in order), so the low half is the row's count: no load of it after.
+        sh.count = static_cast<unsigned int>(before);
+        p.counters[s] = 0;  // zero for the next call
       }
     }
     __syncthreads();

@@ -109,14 +109,14 @@ void launch_top_k_stream(const char* algorithm, const device_context& ctx, const
     check(cudaLaunchKernelEx(&config, kernel, p), algorithm, "kernel launch failed");
     return;
   }
-  // Arrivals, candidate counts, then chunks x capacity words a row.
+  // The rows' counters (a 64-bit word a row over both counter rooms: 2 x SMs rows at
+  // most, 16 bytes an SM), then chunks x capacity words a row.
   const std::size_t counter_bytes = pieces_top_k_counter_bytes(ctx);
   const std::size_t word_bytes =
       std::size_t(p.pieces.count() * p.chunks) * pieces_top_k_capacity * sizeof(unsigned long long);
   scratch_lease lease(algorithm, ctx, where, 2 * counter_bytes + word_bytes, scratch_use::top_k_lists);
   auto* base = static_cast<unsigned char*>(lease.view().partials);
-  p.arrivals = reinterpret_cast<unsigned int*>(base);
-  p.candidates = reinterpret_cast<unsigned int*>(base + counter_bytes);
+  p.counters = reinterpret_cast<unsigned long long*>(base);
   p.words = reinterpret_cast<unsigned long long*>(base + 2 * counter_bytes);
   check(cudaLaunchKernelEx(&config, kernel, p), algorithm, "kernel launch failed");
 }
