@@ -952,16 +952,23 @@ __device__ W warps_threshold(W best, unsigned int need, pieces_top_k_shared<W>& 
 }
 
 /// Above how many threads' words a streaming chunk's threshold is refined
-/// (warps_threshold): where it pays. Chunks whose candidates outgrow the last block's
-/// buffer (more than 16): above need + 8, so that uniform data's thresholds tighten too
-/// (2^22 floats, k = 64: 0.79x the GPU time; about 33 items a chunk get in at k = 32,
-/// against 60). A whole row: above 2 need + 64 only, data in order (ascending,
-/// constant: 256 items of a chunk against need); refined at need + 8, rows of 8192
-/// took 1.10-1.13x as long. Up to 16 chunks never: over 8 chunks of ascending floats
-/// at k = 64 the ranks cost more (1.14x) than the last block's cut of 2000 words.
+/// (warps_threshold): where it pays. More than 16 chunks whose candidates would outgrow
+/// the last block's buffer (about 2 need + 8 a chunk unrefined, on uniform data): above
+/// need + 8, so that uniform data's thresholds tighten too (2^22 floats, k = 64: 0.79x
+/// the GPU time; about 33 items a chunk get in at k = 32, against 60). More than 16
+/// whose candidates fit: above 2 need + 64 only, data in order, as a whole row's (flat
+/// 2^18 at k = 32, 32 chunks: 0.93x the time at need + 8, the refinement's ranks a
+/// microsecond of every block; refined never, equal items at k = 8 took 1.07-1.65x as
+/// long at 2^18..2^20, H200). A whole row: above 2 need + 64 only, data in order
+/// (ascending, constant: 256 items of a chunk against need); refined at need + 8, rows
+/// of 8192 took 1.10-1.13x as long. Up to 16 chunks never: over 8 chunks of ascending
+/// floats at k = 64 the ranks cost more (1.14x) than the last block's cut of 2000 words.
 template <class P>
 __device__ TALLY_FORCEINLINE unsigned int stream_refines(const P& p, unsigned int need) {
-  if (p.chunks > pieces_top_k_capacity / 256) return need + 8;
+  if (p.chunks > pieces_top_k_capacity / 256)
+    return static_cast<unsigned int>(p.chunks) * (2 * need + 8) > static_cast<unsigned int>(pieces_top_k_capacity)
+               ? need + 8
+               : 2 * need + 64;
   return p.chunks == 1 ? 2 * need + 64 : warps_never_refine;
 }
 
