@@ -23,22 +23,30 @@ __device__ TALLY_FORCEINLINE void wait_for_prior_grids() {
 #endif
 }
 
+/// Launches `kernel` under `config` (grid, block, dynamic shared memory and stream; no
+/// attributes of its own), allowing programmatic dependent launch where the architecture
+/// has it.
+template <class... Params, class... Args>
+cudaError_t launch_kernel(cudaLaunchConfig_t config, int arch, void (*kernel)(Params...), Args&&... args) {
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &attribute;
+  config.numAttrs = arch >= 90 ? 1 : 0;
+  return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+}
+
 /// Launches `kernel` on `stream`, allowing programmatic dependent launch where the
 /// architecture has it.
 template <class... Params, class... Args>
 cudaError_t launch_kernel(void (*kernel)(Params...), int arch, dim3 grid, dim3 block, cudaStream_t stream,
                           Args&&... args) {
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute.val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t config{};
   config.gridDim = grid;
   config.blockDim = block;
   config.dynamicSmemBytes = 0;
   config.stream = stream;
-  config.attrs = &attribute;
-  config.numAttrs = arch >= 90 ? 1 : 0;
-  return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+  return launch_kernel(config, arch, kernel, std::forward<Args>(args)...);
 }
 
 }  // namespace detail

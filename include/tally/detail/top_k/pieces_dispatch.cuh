@@ -7,6 +7,7 @@
 
 #include <tally/detail/runtime/cuda_check.cuh>
 #include <tally/detail/runtime/device_context.cuh>
+#include <tally/detail/runtime/pdl.cuh>
 #include <tally/detail/runtime/scratch.cuh>
 #include <tally/detail/top_k/pieces_kernel.cuh>
 #include <tally/detail/top_k/select_dispatch.cuh>
@@ -82,7 +83,7 @@ void dispatch_top_k_pieces(const char* algorithm, const Policy& policy, const de
     }
   }
   if (chunks == 1) {
-    check(cudaLaunchKernelEx(&config, kernel, p), algorithm, "kernel launch failed");
+    check(launch_kernel(config, ctx.arch, kernel, p), algorithm, "kernel launch failed");
     return;
   }
   // The counters (zero between calls: the lease clears them when something else wrote
@@ -94,7 +95,7 @@ void dispatch_top_k_pieces(const char* algorithm, const Policy& policy, const de
   auto* base = static_cast<unsigned char*>(lease.view().partials);
   p.arrivals = reinterpret_cast<unsigned int*>(base);
   p.lists = reinterpret_cast<std::int64_t*>(base + 2 * counter_bytes);
-  check(cudaLaunchKernelEx(&config, kernel, p), algorithm, "kernel launch failed");
+  check(launch_kernel(config, ctx.arch, kernel, p), algorithm, "kernel launch failed");
 }
 
 }  // namespace detail

@@ -6,6 +6,7 @@
 #include <tally/detail/extrema/plan.cuh>
 #include <tally/detail/runtime/cuda_check.cuh>
 #include <tally/detail/runtime/device_context.cuh>
+#include <tally/detail/runtime/pdl.cuh>
 #include <tally/detail/runtime/scratch.cuh>
 #include <tally/detail/top_k/select_kernel.cuh>
 #include <tally/detail/top_k/stream_dispatch.cuh>
@@ -110,16 +111,22 @@ void dispatch_top_k_select(const char* algorithm, const Policy& policy, const de
   // Cooperative where blocks meet at grid barriers: the driver refuses the launch unless
   // every block can be resident. One block meets no other, so it needs no cooperative
   // launch (which costs the driver more than a plain one).
+  // One block: a plain launch that may overlap the previous kernel's end (programmatic
+  // dependent launch, pdl.cuh); a cooperative grid is launched without it.
   const auto launch = [&](std::int64_t blocks) {
-    cudaLaunchAttribute attribute{};
-    attribute.id = cudaLaunchAttributeCooperative;
-    attribute.val.cooperative = 1;
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(static_cast<unsigned int>(blocks));
     config.blockDim = dim3(select_threads);
     config.stream = where.stream;
+    if (blocks == 1) {
+      check(launch_kernel(config, ctx.arch, kernel, p), algorithm, "kernel launch failed");
+      return;
+    }
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeCooperative;
+    attribute.val.cooperative = 1;
     config.attrs = &attribute;
-    config.numAttrs = blocks > 1 ? 1 : 0;
+    config.numAttrs = 1;
     check(cudaLaunchKernelEx(&config, kernel, p), algorithm, "kernel launch failed");
   };
   if (select_sorts_all(n, k, key_bits)) {

@@ -5,6 +5,7 @@
 
 #include <tally/detail/runtime/cuda_check.cuh>
 #include <tally/detail/runtime/device_context.cuh>
+#include <tally/detail/runtime/pdl.cuh>
 #include <tally/detail/runtime/scratch.cuh>
 #include <tally/detail/top_k/pieces_kernel.cuh>
 
@@ -106,7 +107,7 @@ void launch_top_k_stream(const char* algorithm, const device_context& ctx, const
   const auto kernel = top_k_stream_kernel<It, ValueOut, IndexOut>;
   if (p.chunks == 1) {
     // A whole row a block: no scratch (the block chooses from its own buffer).
-    check(cudaLaunchKernelEx(&config, kernel, p), algorithm, "kernel launch failed");
+    check(launch_kernel(config, ctx.arch, kernel, p), algorithm, "kernel launch failed");
     return;
   }
   // The rows' counters (a 64-bit word a row over both counter rooms: 2 x SMs rows at
@@ -118,7 +119,7 @@ void launch_top_k_stream(const char* algorithm, const device_context& ctx, const
   auto* base = static_cast<unsigned char*>(lease.view().partials);
   p.counters = reinterpret_cast<unsigned long long*>(base);
   p.words = reinterpret_cast<unsigned long long*>(base + 2 * counter_bytes);
-  check(cudaLaunchKernelEx(&config, kernel, p), algorithm, "kernel launch failed");
+  check(launch_kernel(config, ctx.arch, kernel, p), algorithm, "kernel launch failed");
 }
 
 }  // namespace detail
