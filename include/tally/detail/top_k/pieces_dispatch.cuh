@@ -87,8 +87,8 @@ void dispatch_top_k_pieces(const char* algorithm, const Policy& policy, const de
     return;
   }
   // The counters (zero between calls: the lease clears them when something else wrote
-  // there; pieces_top_k_counter_bytes): arrivals, then candidate counts (the stream
-  // kernel's), then the lists.
+  // there; pieces_top_k_counter_bytes): arrivals, then the second room (the stream
+  // kernel's 64-bit counters span both), then the lists.
   const std::size_t counter_bytes = pieces_top_k_counter_bytes(ctx);
   const std::size_t list_bytes = std::size_t(pieces.count() * chunks * k) * sizeof(std::int64_t);
   scratch_lease lease(algorithm, ctx, where, 2 * counter_bytes + list_bytes, scratch_use::top_k_lists);

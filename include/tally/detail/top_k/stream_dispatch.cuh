@@ -17,8 +17,10 @@ namespace detail {
 
 inline std::size_t align_up(std::size_t bytes, std::size_t to) { return (bytes + to - 1) / to * to; }
 
-/// Bytes of each of the two counter rooms ahead of a split row's lists or words: a
-/// counter for each of the 2 x SMs pieces that can be split. The same for every call on
+/// Bytes of each of the two counter rooms ahead of a split row's lists or words: a 32-bit
+/// counter for each of the 2 x SMs pieces that can be split (top_k_pieces_kernel's
+/// arrivals, in the first), or one 64-bit counter a piece over both
+/// (top_k_stream_kernel's room and arrivals). The same for every call on
 /// the device and both ways of a split row (top_k_pieces_kernel's lists,
 /// top_k_stream_kernel's words), so that a call never reads as a counter what an earlier
 /// call left in its lists or words, and a stream that changes ways pays no clearing (the
