@@ -109,10 +109,9 @@ void dispatch_top_k_select(const char* algorithm, const Policy& policy, const de
   p.indices = indices;
   const call_stream where = call_stream_of(policy);
   // Cooperative where blocks meet at grid barriers: the driver refuses the launch unless
-  // every block can be resident. One block meets no other, so it needs no cooperative
-  // launch (which costs the driver more than a plain one).
-  // One block: a plain launch that may overlap the previous kernel's end (programmatic
-  // dependent launch, pdl.cuh); a cooperative grid is launched without it.
+  // every block can be resident. One block meets no other, so it takes a plain launch
+  // (cheaper for the driver), which may also overlap the previous kernel's end
+  // (programmatic dependent launch, pdl.cuh); the cooperative one is launched without it.
   const auto launch = [&](std::int64_t blocks) {
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(static_cast<unsigned int>(blocks));
