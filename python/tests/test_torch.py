@@ -422,6 +422,39 @@ def test_sum_layouts_and_empty():
     assert tally.sum(torch.empty((0, 5), device="cuda"), -1).shape == (0,)
 
 
+def test_usual_call_same_as_general_path():
+    """The usual call (a contiguous 1-D or 2-D tensor along its last dimension or whole) takes
+    a quick path without a view (_arrays.py quick_rows): the same results, dtypes, shapes and
+    errors as a layout that takes the general path (a non-contiguous copy of the same data)."""
+    for dtype in (torch.float32, torch.int16, torch.bool):
+        x = make((7, 300), dtype, "three", seed=23)
+        general = torch.empty((7, 600), dtype=dtype, device="cuda")[:, ::2]
+        general.copy_(x)
+        assert x.is_contiguous() and not general.is_contiguous()
+        for fn in ("sum", "max", "min", "argmax", "argmin"):
+            f = getattr(tally, fn)
+            for dim in (-1, 1, None):
+                got, want = f(x, dim), f(general, dim)
+                assert got.dtype == want.dtype and got.shape == want.shape, (fn, dim)
+                assert_same(got, want)
+            for row in (x[2], x[3:4]):
+                assert_same(f(row, -1), f(general[2] if row.dim() == 1 else general[3:4], -1))
+        if dtype != torch.bool:
+            for k in (1, 50, 300):
+                for a, b in zip(tally.top_k(x, k), tally.top_k(general, k)):
+                    assert a.dtype == b.dtype and a.shape == b.shape
+                    assert_same(a, b)
+            for a, b in zip(tally.top_k(x[4], 9, dim=0, largest=False), tally.top_k(general[4], 9, dim=0, largest=False)):
+                assert_same(a, b)
+    x = make((3, 5), seed=24)
+    for bad, error in ((lambda: tally.sum(x, 1.0), TypeError), (lambda: tally.argmax(x, 2), ValueError),
+                       (lambda: tally.top_k(x, 6), ValueError), (lambda: tally.top_k(x, 2, dim=None), TypeError),
+                       (lambda: tally.argmax(x.cpu()), TypeError),
+                       (lambda: tally.max(torch.empty((3, 0), device="cuda"), -1), ValueError)):
+        with pytest.raises(error):
+            bad()
+
+
 # --- select --------------------------------------------------------------------------------
 
 

@@ -87,6 +87,9 @@ class _Torch:
         self._names = {}
         self._dtypes = {}
         self._devices = {}
+        # torch.dtype -> (name, kernel dtype name, itemsize) of the dtypes the kernels serve
+        # (bool as uint8), for quick_rows.
+        self._served = {}
 
     def view(self, x, name):
         if not x.is_cuda:
@@ -94,8 +97,32 @@ class _Torch:
         known = self._names.get(x.dtype)
         if known is None:
             known = self._names[x.dtype] = (str(x.dtype)[6:], x.element_size())  # "torch.float32" -> "float32"
+            kernel = "uint8" if known[0] == "bool" else known[0]
+            if kernel in KERNEL_DTYPES:
+                self._served[x.dtype] = (known[0], kernel)
         return ArrayView(x, self, x.data_ptr(), x.shape, x.stride(), known[0], known[1], x.get_device(),
                          x.is_contiguous())
+
+    def quick_rows(self, x, dim):
+        """The usual call, without a view: a contiguous CUDA tensor of 1 or 2 dimensions of a
+        served dtype, reduced along its last dimension (dim -1) or whole (dim None). Then
+        (dtype name, kernel dtype name, address, rows, length, leading shape, device);
+        else None, and the caller takes the general path (view(), _rows()), which also
+        raises the errors. Offered by the adapters whose finish() and result() do nothing. Each attribute of a tensor costs Python about 0.1 µs, a view 1.2
+        (H200 machine's host, scripts/python_host_parts.py)."""
+        served = self._served.get(x.dtype)
+        if served is None or not x.is_cuda or not x.is_contiguous():
+            return None
+        shape = x.shape
+        ndim = len(shape)
+        if dim is None or (ndim == 1 and type(dim) is int and dim in (-1, 0)):
+            rows, length, lead = 1, x.numel(), ()
+        elif ndim == 2 and type(dim) is int and dim in (-1, 1):
+            rows, length = shape
+            lead = (rows,)
+        else:
+            return None
+        return served[0], served[1], x.data_ptr(), rows, length, lead, x.get_device()
 
     def ptr(self, out):
         return out.data_ptr()
@@ -103,16 +130,23 @@ class _Torch:
     def stream(self, v):
         return self._raw_stream(v.device)
 
+    def stream_of(self, device):
+        return self._raw_stream(device)
+
     def empty(self, v, shape, dtype):
+        return self.empty_on(v.device, shape, dtype)
+
+    def empty_on(self, device, shape, dtype):
         torch_dtype = self._dtypes.get(dtype)
         if torch_dtype is None:
             torch_dtype = self._dtypes[dtype] = getattr(self.torch, dtype)
-        device = self._devices.get(v.device)
-        if device is None:
-            device = self._devices[v.device] = self.torch.device("cuda", v.device)
+        torch_device = self._devices.get(device)
+        if torch_device is None:
+            torch_device = self._devices[device] = self.torch.device("cuda", device)
         # empty_strided with the contiguous strides: 2.0 µs a call on the H200 machine's
         # host, where torch.empty(shape, dtype=, device=) took 5.0 (its argument parsing).
-        return self.torch.empty_strided(shape, contiguous_strides(shape), dtype=torch_dtype, device=device)
+        strides = (1,) if len(shape) == 1 else contiguous_strides(shape)
+        return self.torch.empty_strided(shape, strides, dtype=torch_dtype, device=torch_device)
 
     def contiguous_last(self, v, dim):
         x = v.obj if dim is None or dim == len(v.shape) - 1 else self.torch.movedim(v.obj, dim, -1)
@@ -142,6 +176,9 @@ class _CuPy:
             raise ValueError(f"tally: {name}'s strides are not whole items")
         return ArrayView(x, self, x.data.ptr, x.shape, tuple(s // itemsize for s in x.strides), x.dtype.name,
                          itemsize, x.device.id)
+
+    def quick_rows(self, x, dim):
+        return None
 
     def ptr(self, out):
         return out.data.ptr
@@ -196,6 +233,9 @@ class _Jax:
         dtype = str(x.dtype)
         return ArrayView(x, self, x.unsafe_buffer_pointer(), shape, tuple(reversed(strides)), dtype,
                          x.dtype.itemsize, devices[0].local_hardware_id)
+
+    def quick_rows(self, x, dim):
+        return None
 
     def ptr(self, out):
         return out.unsafe_buffer_pointer()
@@ -262,6 +302,9 @@ class _Interface:
         v = ArrayView(x, self, cai["data"][0], shape, strides, dtype, itemsize, _tally.device_of(cai["data"][0]))
         return v
 
+    def quick_rows(self, x, dim):
+        return None
+
     def ptr(self, out):
         return out.__cuda_array_interface__["data"][0]
 
@@ -301,6 +344,11 @@ def _adapter(kind):
 # The adapter of each array type seen (torch, CuPy and JAX types only: whether an object
 # has __cuda_array_interface__ is asked of each one).
 _adapter_of_type = {}
+
+
+def adapter_of(x):
+    """The adapter of x's type once view() has seen one (None before: view() finds it)."""
+    return _adapter_of_type.get(type(x))
 
 
 def view(x, name):

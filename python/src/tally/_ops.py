@@ -4,7 +4,7 @@ input's framework, one kernel call on the framework's current stream."""
 from __future__ import annotations
 
 from . import _tally
-from ._arrays import KERNEL_DTYPES, view
+from ._arrays import KERNEL_DTYPES, adapter_of, view
 
 MAX_TOP_K_ROWS = _tally.max_top_k_rows
 
@@ -68,11 +68,22 @@ def _rows_usable(v):
 
 
 def _reduce(kernel, fn, x, dim, out_dtype_of, empty_ok):
+    adapter = adapter_of(x)
+    quick = adapter.quick_rows(x, dim) if adapter is not None else None
+    if quick is not None:  # the usual call (a contiguous torch tensor), without a view
+        dtype, kernel_dtype, ptr, rows, length, lead, device = quick
+        if length == 0 and rows > 0 and not empty_ok:
+            raise ValueError(f"tally.{fn}: x has an empty dimension to reduce")
+        out_dtype = out_dtype_of(dtype)
+        out = adapter.empty_on(device, lead, out_dtype)
+        if rows > 0:
+            kernel(kernel_dtype, ptr, rows, length, length, adapter.ptr(out), device, adapter.stream_of(device))
+        return out
     v = _checked(x, "x", fn)
     v, rows, length, stride, lead = _rows(v, dim, fn)
     if length == 0 and rows > 0 and not empty_ok:
         raise ValueError(f"tally.{fn}: x has an empty dimension to reduce")
-    out_dtype = out_dtype_of(v)
+    out_dtype = out_dtype_of(v.dtype)
     out = v.adapter.empty(v, lead, out_dtype)
     if rows > 0:
         kernel(v.kernel_dtype, v.ptr, rows, length, stride, v.adapter.ptr(out), v.device, v.adapter.stream(v))
@@ -83,18 +94,18 @@ def _reduce(kernel, fn, x, dim, out_dtype_of, empty_ok):
 _SUM_DTYPES = {"bool": "int64"}
 
 
-def _sum_dtype(v):
-    d = _SUM_DTYPES.get(v.dtype)
+def _sum_dtype(dtype):
+    d = _SUM_DTYPES.get(dtype)
     if d is None:
-        d = _SUM_DTYPES[v.dtype] = _tally.sum_dtype(v.dtype)
+        d = _SUM_DTYPES[dtype] = _tally.sum_dtype(dtype)
     return d
 
 
-def _same_dtype(v):
-    return v.dtype
+def _same_dtype(dtype):
+    return dtype
 
 
-def _index_dtype(v):
+def _index_dtype(dtype):
     return "int64"
 
 
@@ -139,6 +150,24 @@ def top_k(x, k, dim=-1, largest=True):
         raise TypeError(f"tally.top_k: k must be an int, not {type(k).__name__}")
     if k < 1:
         raise ValueError(f"tally.top_k: k must be at least 1, got {k}")
+    adapter = adapter_of(x)
+    quick = adapter.quick_rows(x, dim) if adapter is not None and dim is not None else None
+    if quick is not None:  # the usual call (a contiguous torch tensor), without a view
+        dtype, kernel_dtype, ptr, rows, length, lead, device = quick
+        if k > length:
+            raise ValueError(f"tally.top_k: k ({k}) is larger than the dimension's {length} items")
+        if rows == 1 or k <= MAX_TOP_K_ROWS:
+            values = adapter.empty_on(device, lead + (k,), dtype)
+            indices = adapter.empty_on(device, lead + (k,), "int64")
+            if rows > 0:
+                stream = adapter.stream_of(device)
+                if rows == 1 and (not lead or k > MAX_TOP_K_ROWS):
+                    _tally.top_k_flat(kernel_dtype, ptr, length, k, largest, adapter.ptr(values), adapter.ptr(indices),
+                                      device, stream)
+                else:
+                    _tally.top_k_rows(kernel_dtype, ptr, rows, length, length, k, largest, adapter.ptr(values),
+                                      adapter.ptr(indices), device, stream)
+            return values, indices
     v = _checked(x, "x", "top_k")
     if dim is None:
         raise TypeError("tally.top_k: dim must be an int")

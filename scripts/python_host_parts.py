@@ -1,0 +1,84 @@
+"""Where a Python call of tally spends its host time: each part of tally.sum / tally.argmax /
+tally.top_k (the array's view, the rows, the output's allocation, the stream, the C++ call
+with its launch) timed alone, and the whole calls against torch's, on a GPU machine.
+
+Host µs per call: `calls` back-to-back calls between two perf_counter reads, then a wait
+for the GPU (the work is tiny: 1 x 1024 floats, so the host is the bound), the median of 7
+rounds, the parts interleaved round by round. One process: only ratios within it compare
+(host times move between machines and processes: docs/performance.md#python-host-path).
+
+usage: python scripts/python_host_parts.py [--calls N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--calls", type=int, default=4000)
+    args = parser.parse_args()
+
+    import torch
+
+    import tally
+    from tally import _ops, _tally
+    from tally._arrays import view
+
+    x = torch.rand(1, 1024, device="cuda")
+    v = view(x, "x")
+    adapter = v.adapter
+    out = torch.empty_strided((1,), (1,), dtype=torch.float32, device=x.device)
+    idx = torch.empty_strided((1,), (1,), dtype=torch.int64, device=x.device)
+    tv = torch.empty_strided((1, 50), (50, 1), dtype=torch.float32, device=x.device)
+    ti = torch.empty_strided((1, 50), (50, 1), dtype=torch.int64, device=x.device)
+    stream = adapter.stream(v)
+    device = torch.device("cuda", v.device)
+
+    parts = {
+        "torch.sum(x, -1)": lambda: torch.sum(x, -1),
+        "torch.argmax(x, -1)": lambda: torch.argmax(x, -1),
+        "torch.topk(x, 50)": lambda: torch.topk(x, 50),
+        "tally.sum(x, -1)": lambda: tally.sum(x, -1),
+        "tally.argmax(x, -1)": lambda: tally.argmax(x, -1),
+        "tally.top_k(x, 50)": lambda: tally.top_k(x, 50),
+        "view(x)": lambda: view(x, "x"),
+        "_rows(v, -1)": lambda: _ops._rows(v, -1, "sum"),
+        "adapter.empty(v, (1,), float32)": lambda: adapter.empty(v, (1,), "float32"),
+        "torch.empty_strided": lambda: torch.empty_strided((1,), (1,), dtype=torch.float32, device=device),
+        "adapter.stream(v)": lambda: adapter.stream(v),
+        "out.data_ptr()": lambda: out.data_ptr(),
+        "_tally.sum_dtype (a call, no CUDA)": lambda: _tally.sum_dtype("float32"),
+        "_tally.sum_rows (C++: tally::reduce_into)": lambda: _tally.sum_rows(
+            "float32", v.ptr, 1, 1024, 1024, out.data_ptr(), v.device, stream),
+        "_tally.argmax_rows (C++)": lambda: _tally.argmax_rows(
+            "float32", v.ptr, 1, 1024, 1024, idx.data_ptr(), v.device, stream),
+        "_tally.top_k_rows (C++)": lambda: _tally.top_k_rows(
+            "float32", v.ptr, 1, 1024, 1024, 50, True, tv.data_ptr(), ti.data_ptr(), v.device, stream),
+        "_tally.top_k_flat (C++)": lambda: _tally.top_k_flat(
+            "float32", v.ptr, 1024, 50, True, tv.data_ptr(), ti.data_ptr(), v.device, stream),
+    }
+    for f in parts.values():  # warm up (first calls load kernels, fill caches)
+        for _ in range(50):
+            f()
+    torch.cuda.synchronize()
+    rounds = {name: [] for name in parts}
+    for _ in range(7):
+        for name, f in parts.items():
+            start = time.perf_counter()
+            for _ in range(args.calls):
+                f()
+            torch.cuda.synchronize()
+            rounds[name].append((time.perf_counter() - start) * 1e6 / args.calls)
+    print(f"host µs per call, median of 7 rounds of {args.calls} calls, torch {torch.__version__}, "
+          f"{torch.cuda.get_device_name()}")
+    print("| part | µs |\n|---|---:|")
+    for name, r in rounds.items():
+        print(f"| {name} | {statistics.median(r):.2f} |")
+
+
+if __name__ == "__main__":
+    main()
