@@ -87,8 +87,8 @@ class _Torch:
         self._names = {}
         self._dtypes = {}
         self._devices = {}
-        # torch.dtype -> (name, kernel dtype name, itemsize) of the dtypes the kernels serve
-        # (bool as uint8), for quick_rows.
+        # torch.dtype -> (name, kernel dtype name) of the dtypes the kernels serve (bool as
+        # uint8), for quick_rows.
         self._served = {}
 
     def view(self, x, name):
@@ -104,12 +104,13 @@ class _Torch:
                          x.is_contiguous())
 
     def quick_rows(self, x, dim):
-        """The usual call, without a view: a contiguous CUDA tensor of 1 or 2 dimensions of a
-        served dtype, reduced along its last dimension (dim -1) or whole (dim None). Then
+        """The usual call, without a view: a contiguous CUDA tensor of a served dtype seen
+        before, of 1 or 2 dimensions along its last (dim -1), or whole (dim None). Then
         (dtype name, kernel dtype name, address, rows, length, leading shape, device);
         else None, and the caller takes the general path (view(), _rows()), which also
-        raises the errors. Offered by the adapters whose finish() and result() do nothing. Each attribute of a tensor costs Python about 0.1 µs, a view 1.2
-        (H200 machine's host, scripts/python_host_parts.py)."""
+        raises the errors. Offered by the adapters whose finish() and result() do
+        nothing. Each attribute of a tensor costs Python about 0.1 µs, a view 1.2 (the
+        H200 machine's host, scripts/python_host_parts.py)."""
         served = self._served.get(x.dtype)
         if served is None or not x.is_cuda or not x.is_contiguous():
             return None
@@ -145,7 +146,7 @@ class _Torch:
             torch_device = self._devices[device] = self.torch.device("cuda", device)
         # empty_strided with the contiguous strides: 2.0 µs a call on the H200 machine's
         # host, where torch.empty(shape, dtype=, device=) took 5.0 (its argument parsing).
-        strides = (1,) if len(shape) == 1 else contiguous_strides(shape)
+        strides = (1,) if len(shape) == 1 else contiguous_strides(shape)  # 1-D: no call
         return self.torch.empty_strided(shape, strides, dtype=torch_dtype, device=torch_device)
 
     def contiguous_last(self, v, dim):
