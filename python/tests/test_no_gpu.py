@@ -196,3 +196,15 @@ def test_contiguous_strides():
     assert contiguous_strides((2, 1, 3)) == (3, 3, 1)
     assert contiguous_strides((3, 0)) == (1, 1)
     assert contiguous_strides((0, 5)) == (5, 1)
+
+
+def test_top_k_one_flat_call_rule():
+    """top_k's choice between one flat call and one launch over rows (both of its paths use
+    it): one row of a 1-D input, or one row past the one-launch k, goes flat."""
+    from tally import _ops
+
+    limit = tally.MAX_TOP_K_ROWS
+    assert _ops._one_flat_call(1, 1, 5) and _ops._one_flat_call(1, 1, limit + 1)
+    assert _ops._one_flat_call(1, 2, limit + 1)
+    assert not _ops._one_flat_call(1, 2, limit)
+    assert not _ops._one_flat_call(3, 2, 5) and not _ops._one_flat_call(3, 2, limit + 1)

@@ -141,6 +141,12 @@ def argmin(x, dim=None):
     return _reduce(_tally.argmin_rows, "argmin", x, dim, _index_dtype, empty_ok=False)
 
 
+def _one_flat_call(rows, ndim, k):
+    """Whether top_k runs as one flat call (any k): one row of a 1-D input, or one row
+    past the one-launch limit; else one launch over the rows (k <= MAX_TOP_K_ROWS)."""
+    return rows == 1 and (ndim <= 1 or k > MAX_TOP_K_ROWS)
+
+
 def top_k(x, k, dim=-1, largest=True):
     """(values, indices): the k largest (or smallest) items of each row of x along dim,
     best first, equal values by the lower index, NaN greatest; indices int64, within the
@@ -161,7 +167,7 @@ def top_k(x, k, dim=-1, largest=True):
             indices = adapter.empty_on(device, lead + (k,), "int64")
             if rows > 0:
                 stream = adapter.stream_of(device)
-                if rows == 1 and (not lead or k > MAX_TOP_K_ROWS):
+                if _one_flat_call(rows, len(lead) + 1, k):
                     _tally.top_k_flat(kernel_dtype, ptr, length, k, largest, adapter.ptr(values), adapter.ptr(indices),
                                       device, stream)
                 else:
@@ -183,7 +189,7 @@ def top_k(x, k, dim=-1, largest=True):
         stream = adapter.stream(v)
         vp, ip = adapter.ptr(values), adapter.ptr(indices)
         dtype = v.kernel_dtype
-        if rows == 1 and (ndim <= 1 or k > MAX_TOP_K_ROWS):
+        if _one_flat_call(rows, ndim, k):
             _tally.top_k_flat(dtype, v.ptr, length, k, largest, vp, ip, v.device, stream)
         elif k <= MAX_TOP_K_ROWS:
             _tally.top_k_rows(dtype, v.ptr, rows, length, stride, k, largest, vp, ip, v.device, stream)
