@@ -739,12 +739,17 @@ __device__ TALLY_FORCEINLINE void block_threshold(const P& p, select_shared& sh,
   if (threadIdx.x < 4) sh.bits[threadIdx.x] = 0;
   unsigned long long word[per_thread];
   {
+    // The samples are per_thread runs of blockDim.x adjacent items spread over the input,
+    // the first at its start and the last at its end (the stream kernel's chunk_threshold
+    // reads): coalesced loads, where random positions cost a sector each. (n > 4096 here:
+    // select_sorts_all takes smaller inputs, so the runs do not overlap.)
+    const std::int64_t spacing = (p.n - blockDim.x) / (per_thread - 1);
     std::int64_t at[per_thread];
     V value[per_thread];
 #pragma unroll
     for (int u = 0; u < per_thread; ++u) {
       const std::int64_t i = std::int64_t(u) * blockDim.x + threadIdx.x;
-      at[u] = sample_position(i, p.n);
+      at[u] = std::int64_t(u) * spacing + threadIdx.x;
       if (i < m) value[u] = p.first[at[u]];
     }
     unsigned long long bits[4] = {0, 0, 0, 0};
@@ -831,6 +836,34 @@ __device__ void sort_and_write(const P& p, select_key* keys, int count, IndexAt 
     for (int i = threadIdx.x; i < count; i += blockDim.x) keys[i] = make_select_key(p, index_at(i));
     block_sort_keys(keys, count);
     for (int i = threadIdx.x; i < written; i += blockDim.x) write_result(p, i, keys[i]);
+  }
+}
+
+/// The threshold pass's candidates (the indices chosen[0..count), count <= the packed sort
+/// capacity, keys that pack in 64 bits), written by the whole grid, best first: every block
+/// packs the keys of all of them into its shared memory (a gather each from L2: no grid
+/// barrier), then each warp of the grid ranks candidates g, g + warps, ...: its rank is
+/// how many keys are better (distinct keys, distinct ranks), counted by the warp's lanes
+/// over a slice each, and a rank below k is its place in the output. In place of block
+/// 0's keys, keep-best and sort (about 9-11 µs of the kernel at 2^16..2^20 on the H200,
+/// docs/performance.md#keep-best) while the other blocks wait to exit.
+template <class P>
+__device__ void rank_and_write(const P& p, unsigned long long* packed, const unsigned long long* chosen, int count) {
+  for (int i = threadIdx.x; i < count; i += blockDim.x) {
+    const select_key c = make_select_key(p, static_cast<std::int64_t>(__ldcg(chosen + i)));
+    packed[i] = (c.key << p.index_bits) | c.inv;
+  }
+  __syncthreads();
+  const unsigned long long inv_mask = (1ull << p.index_bits) - 1;
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const int warps = static_cast<int>(gridDim.x * (blockDim.x >> 5));
+  for (int j = static_cast<int>(blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)); j < count; j += warps) {
+    const unsigned long long w = packed[j];
+    unsigned int better = 0;
+    for (int u = lane; u < count; u += 32) better += packed[u] > w ? 1u : 0u;
+#pragma unroll
+    for (int d = 16; d > 0; d /= 2) better += __shfl_xor_sync(0xffffffffu, better, d);
+    if (lane == 0 && better < static_cast<unsigned int>(p.k)) write_result(p, better, select_key{w >> p.index_bits, w & inv_mask});
   }
 }
 
@@ -927,9 +960,12 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
     s.histogram = true;
     if (candidates >= needed &&
         candidates <= static_cast<unsigned long long>(select_sort_capacity(p.key_bits, p.index_bits))) {
-      // Few enough for one block to sort them all: the k best are the first k.
-      if (blockIdx.x == 0) {
-        const unsigned long long* chosen = p.buffer[1];
+      // Few enough for one block to sort them all: the k best are the first k. Packed
+      // keys: ranked by the whole grid (rank_and_write); else block 0 sorts them.
+      const unsigned long long* chosen = p.buffer[1];
+      if (p.key_bits + p.index_bits <= 64) {
+        rank_and_write(p, reinterpret_cast<unsigned long long*>(sh.keys), chosen, static_cast<int>(candidates));
+      } else if (blockIdx.x == 0) {
         sort_and_write(p, sh.keys, static_cast<int>(candidates),
                        [chosen](int i) { return static_cast<std::int64_t>(chosen[i]); });
       }
