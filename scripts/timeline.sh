@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The timeline of top_k's stream kernel (benchmarks/timeline/README.md): builds
+# The timeline of top_k's stream and select kernels (benchmarks/timeline/README.md): builds
 # benchmarks/timeline/stream_timeline.cu with the kernel's phase marks on
 # (TALLY_STREAM_TIMELINE), then runs it with the given cases.
 #

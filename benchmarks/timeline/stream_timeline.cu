@@ -1,4 +1,4 @@
-// Where the time of top_k's stream kernel goes: the phases of each block, by the marks
+// Where the time of top_k's stream kernel (or select kernel) goes: the phases of each block, by the marks
 // of include/tally/detail/top_k/stream_timeline.cuh (built with TALLY_STREAM_TIMELINE by
 // scripts/timeline.sh; README.md here). For each case: the event time of one call, the
 // span from the first block's start to the last block's end, and each phase's median over
@@ -91,6 +91,18 @@ const phase phases[] = {
     {"chooser: rest of choice", td::stream_mark_chosen, td::stream_mark_cut, td::stream_mark_words_in},
     {"chooser: outputs", td::stream_mark_written, td::stream_mark_chosen, -1},
 };
+// The select kernel's (flat inputs it takes: k above the stream kernel's reach), by the
+// same slots (stream_timeline.cuh says what it marks with each).
+const phase select_phases[] = {
+    {"block 0: state zeroed", td::stream_mark_slot, td::stream_mark_start, -1},
+    {"block 0: samples read", td::stream_mark_words_out, td::stream_mark_slot, -1},
+    {"block 0: first histogram", td::stream_mark_cut, td::stream_mark_words_out, -1},
+    {"block 0: second, threshold", td::stream_mark_reads, td::stream_mark_cut, -1},
+    {"first grid barrier", td::stream_mark_threshold, td::stream_mark_reads, td::stream_mark_start},
+    {"threshold pass + barrier", td::stream_mark_filtered, td::stream_mark_threshold, -1},
+    {"candidates' keys in", td::stream_mark_words_in, td::stream_mark_filtered, -1},
+    {"ranks and writes", td::stream_mark_written, td::stream_mark_words_in, -1},
+};
 
 void run(const timeline_case& c, float* x, float* values, int* indices) {
   const bool flat = c.rows < 0;
@@ -116,7 +128,8 @@ void run(const timeline_case& c, float* x, float* values, int* indices) {
   std::vector<long long> clock(std::size_t(blocks) * slots);
   const std::vector<unsigned long long> zeros(time.size(), 0);
   constexpr int reps = 9;
-  std::vector<std::vector<double>> per_phase(std::size(phases));
+  std::vector<std::vector<double>> per_phase(std::max(std::size(phases), std::size(select_phases)));
+  bool select = false;
   std::vector<double> event_us, span_us, ghz, count, total, kept, chosen_after_start;
   int recorded = 0;
   for (int rep = 0; rep < reps; ++rep) {
@@ -142,15 +155,18 @@ void run(const timeline_case& c, float* x, float* values, int* indices) {
       for (int m : {int(td::stream_mark_arrived), int(td::stream_mark_written)}) last = std::max(last, t[m]);
     }
     if (recorded == 0) break;  // another kernel took the call
-    std::vector<std::vector<double>> cycles(std::size(phases));
+    for (int b = 0; b < blocks && !select; ++b) select = time[std::size_t(b) * slots + td::stream_value_select] == 1;
+    const phase* table = select ? select_phases : phases;
+    const std::size_t table_size = select ? std::size(select_phases) : std::size(phases);
+    std::vector<std::vector<double>> cycles(table_size);
     std::vector<double> rate;
     for (int b = 0; b < blocks; ++b) {
       const unsigned long long* t = &time[std::size_t(b) * slots];
       const long long* k = &clock[std::size_t(b) * slots];
       if (!t[td::stream_mark_start]) continue;
-      for (std::size_t p = 0; p < std::size(phases); ++p) {
-        const int from = k[phases[p].from] ? phases[p].from : phases[p].alt;
-        if (k[phases[p].to] && from >= 0 && k[from]) cycles[p].push_back(double(k[phases[p].to] - k[from]));
+      for (std::size_t p = 0; p < table_size; ++p) {
+        const int from = k[table[p].from] ? table[p].from : table[p].alt;
+        if (k[table[p].to] && from >= 0 && k[from]) cycles[p].push_back(double(k[table[p].to] - k[from]));
       }
       if (t[td::stream_mark_written] > t[td::stream_mark_start])
         rate.push_back(double(k[td::stream_mark_written] - k[td::stream_mark_start]) /
@@ -162,20 +178,24 @@ void run(const timeline_case& c, float* x, float* values, int* indices) {
     }
     const double cycles_per_ns = median(rate);
     ghz.push_back(cycles_per_ns);
-    for (std::size_t p = 0; p < std::size(phases); ++p) per_phase[p].push_back(median(cycles[p]) / cycles_per_ns / 1000.0);
+    for (std::size_t p = 0; p < table_size; ++p) per_phase[p].push_back(median(cycles[p]) / cycles_per_ns / 1000.0);
     span_us.push_back(double(last - first) / 1000.0);
   }
   TALLY_SUPPORT_CHECK(cudaEventDestroy(e0));
   TALLY_SUPPORT_CHECK(cudaEventDestroy(e1));
   if (recorded == 0) {
-    std::printf("%s: no block of the stream kernel (another kernel took the call)\n", c.name.c_str());
+    std::printf("%s: no block of the stream or select kernel (another kernel took the call)\n", c.name.c_str());
     return;
   }
-  std::printf("%s: %d blocks; one call %.2f us (event), first start to last end %.2f us, clock %.2f GHz\n",
-              c.name.c_str(), recorded, median(event_us), median(span_us), median(ghz));
-  for (std::size_t p = 0; p < std::size(phases); ++p) {
+  std::printf("%s: %s kernel, %d blocks; one call %.2f us (event), first start to last end %.2f us, clock %.2f GHz\n",
+              c.name.c_str(), select ? "select" : "stream", recorded, median(event_us), median(span_us), median(ghz));
+  for (std::size_t p = 0; p < (select ? std::size(select_phases) : std::size(phases)); ++p) {
     const double us = median(per_phase[p]);
-    if (us >= 0) std::printf("  %-26s %7.2f us (block median)\n", phases[p].name, us);
+    if (us >= 0) std::printf("  %-26s %7.2f us (block median)\n", (select ? select_phases : phases)[p].name, us);
+  }
+  if (select) {
+    std::printf("  candidates %.0f\n", median(count));
+    return;
   }
   std::printf("  candidates: a block %.0f, a row (the chooser's) %.0f; kept by the cut %.0f; the chooser starts "
               "choosing %.2f us after the first block starts\n",

@@ -53,6 +53,18 @@ __device__ TALLY_FORCEINLINE unsigned int warp_max(unsigned int value) {
 #endif
 }
 
+/// The OR of one unsigned value per lane, in every lane; all 32 lanes must call it. One
+/// REDUX instruction from sm_80 on, a butterfly of shuffles before.
+__device__ TALLY_FORCEINLINE unsigned int warp_or(unsigned int value) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return __reduce_or_sync(full_warp_mask, value);
+#else
+#pragma unroll
+  for (int mask = 16; mask > 0; mask /= 2) value |= __shfl_xor_sync(full_warp_mask, value, mask);
+  return value;
+#endif
+}
+
 /// Reduces one value per lane over the first `valid` lanes of a warp; lane 0 gets the
 /// result (other lanes hold partial results). All 32 lanes must call it.
 /// The order of combination is fixed by lane numbers, so the result is deterministic.

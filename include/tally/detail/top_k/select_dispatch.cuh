@@ -159,6 +159,16 @@ void dispatch_top_k_select(const char* algorithm, const Policy& policy, const de
   p.arrivals = lease.view().counter;
   p.exits = static_cast<unsigned int*>(lease.view().slot);
 
+  // Where block 0's samples set the threshold, its candidates (up to 4096) are ranked by
+  // the whole grid (rank_and_write), count^2 / 32 warp compares: at least
+  // select_rank_blocks blocks then, not one per 2048 items. On the H200 at k = 1024, 32
+  // blocks took 3.9 µs to rank 1866 candidates at 2^16 and 264 blocks 0.15 µs, but their
+  // pass, gathers and barriers took as much longer; against 64 and 264 blocks, 128 took
+  // the least time at 2^13..2^18 (docs/performance.md#select-threshold-words). Elsewhere
+  // (larger values, more samples) each pass folds every block's histogram into global
+  // memory: blocks by n.
+  if (sizeof(V) <= 4 && sampling.count > 0 && sampling.count <= select_one_block_samples && grid < select_rank_blocks)
+    grid = resident < select_rank_blocks ? resident : select_rank_blocks;
   launch(grid);
 }
 

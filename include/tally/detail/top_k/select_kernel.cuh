@@ -37,16 +37,19 @@
 // ranks never collide).
 //
 // Blocks meet at grid barriers (grid/barrier.cuh): the launch is cooperative, so every
-// block is resident. Scratch: the select_state (zeroed by block 0 at the start, before
-// the first barrier), the chosen list (k indices), two buffers, two sort arrays.
+// block is resident. Scratch: the select_state (zeroed by every block, a slice each,
+// before the first barrier), the chosen list (k indices), two buffers, two sort arrays.
 
 #include <tally/detail/float_order.cuh>
 #include <tally/detail/runtime/pdl.cuh>
 #include <tally/detail/top_k/sort_keys.cuh>
+#include <tally/detail/top_k/stream_timeline.cuh>
 #include <tally/grid/barrier.cuh>
+#include <tally/warp/shuffle.cuh>
 
 #include <cuda/std/limits>
 
+#include <cstddef>
 #include <cstdint>
 
 TALLY_NAMESPACE_BEGIN
@@ -60,6 +63,8 @@ inline constexpr int select_items_per_thread = 4;              // loads in fligh
 // Two blocks (32 warps) per SM, so at most 64 registers: with one (107 registers
 // unbounded) too few loads are in flight to keep a pass at the memory's speed.
 inline constexpr int select_blocks_per_sm = 2;
+/// The fewest blocks that rank a threshold's candidates (rank_and_write; select_dispatch.cuh).
+inline constexpr std::int64_t select_rank_blocks = 128;
 
 /// Keys one block sorts in its shared memory at once (sort_keys.cuh): select_sort_chunk
 /// composite keys, or twice as many where they pack in 64 bits (the order key above the
@@ -723,7 +728,7 @@ __device__ bool threshold_from_samples(const P& p, const unsigned long long* bit
 }
 
 /// Block 0's threshold from at most select_one_block_samples samples of values of at most
-/// 4 bytes, into st.threshold (key, inv, t_bits + 1; left 0 when the samples cannot split).
+/// 4 bytes, into st.threshold (key, inv, t_bits + 1; 0 when the samples cannot split).
 /// Each thread keeps its 8 samples in registers, packed in 64 bits (the order key above the
 /// inverted index: n <= 2^18 here), and draws them with all 8 loads in flight: written to
 /// memory and read back for each histogram (sample_pass) they took 13 µs on the H200
@@ -735,8 +740,14 @@ __device__ TALLY_FORCEINLINE void block_threshold(const P& p, select_shared& sh,
   constexpr int per_thread = static_cast<int>(select_one_block_samples / select_threads);
   const std::int64_t m = p.sample_count;
   const unsigned long long inv_mask = (1ull << p.index_bits) - 1;
-  const unsigned long long key_mask = p.key_bits == 64 ? ~0ull : (1ull << p.key_bits) - 1;
   if (threadIdx.x < 4) sh.bits[threadIdx.x] = 0;
+  // Everything below works on the packed words (the order key above the inverted index,
+  // total_bits of them): a sample's running test and digit are a 64-bit XOR, mask and
+  // shift, where select_key's two halves (in_running, select_digit) cost about 60
+  // instructions a sample and a level, and the threshold 6-8 µs (16 warps issue every
+  // sample's instructions; the H200, benchmarks/timeline).
+  const int total_bits = p.key_bits + p.index_bits;
+  const unsigned long long word_mask = total_bits == 64 ? ~0ull : (1ull << total_bits) - 1;
   unsigned long long word[per_thread];
   {
     // The samples are per_thread runs of blockDim.x adjacent items spread over the input,
@@ -752,7 +763,7 @@ __device__ TALLY_FORCEINLINE void block_threshold(const P& p, select_shared& sh,
       at[u] = std::int64_t(u) * spacing + threadIdx.x;
       if (i < m) value[u] = p.first[at[u]];
     }
-    unsigned long long bits[4] = {0, 0, 0, 0};
+    unsigned long long or_word = 0, or_not = 0;  // over the thread's words, then the warp's
 #pragma unroll
     for (int u = 0; u < per_thread; ++u) {
       const std::int64_t i = std::int64_t(u) * blockDim.x + threadIdx.x;
@@ -760,43 +771,53 @@ __device__ TALLY_FORCEINLINE void block_threshold(const P& p, select_shared& sh,
       if (i < m) {
         const select_key c = select_key_of(p, value[u], at[u]);
         word[u] = (c.key << p.index_bits) | c.inv;
-        bits[0] |= c.key;
-        bits[1] |= ~c.key & key_mask;
-        bits[2] |= c.inv;
-        bits[3] |= ~c.inv & inv_mask;
+        or_word |= word[u];
+        or_not |= ~word[u] & word_mask;
       }
     }
+    or_word = (static_cast<unsigned long long>(warp_or(static_cast<unsigned int>(or_word >> 32))) << 32) |
+              warp_or(static_cast<unsigned int>(or_word));
+    or_not = (static_cast<unsigned long long>(warp_or(static_cast<unsigned int>(or_not >> 32))) << 32) |
+             warp_or(static_cast<unsigned int>(or_not));
     __syncthreads();  // sh.bits zeroed
-    for (int q = 0; q < 4; ++q) {
-      for (int offset = 16; offset > 0; offset /= 2) bits[q] |= __shfl_xor_sync(0xffffffffu, bits[q], offset);
-      if ((threadIdx.x & 31) == 0 && bits[q] != 0) atomicOr(&sh.bits[q], bits[q]);
+    if ((threadIdx.x & 31) == 0) {  // as shared_top_bits reads them: key, ~key, inv, ~inv
+      if (or_word >> p.index_bits) atomicOr(&sh.bits[0], or_word >> p.index_bits);
+      if (or_not >> p.index_bits) atomicOr(&sh.bits[1], or_not >> p.index_bits);
+      if (or_word & inv_mask) atomicOr(&sh.bits[2], or_word & inv_mask);
+      if (or_not & inv_mask) atomicOr(&sh.bits[3], or_not & inv_mask);
     }
     __syncthreads();
+    TALLY_STREAM_MARK(stream_mark_words_out);
   }
   select_key t{};
   int t_bits = 0;
   const bool found = threshold_from_samples(
       p, sh.bits, sums, bucket,
-      [&](int, const select_key& under, int pos, int w) -> const unsigned int* {
+      [&](int level, const select_key& under, int pos, int w) -> const unsigned int* {
+        if (level == 1) TALLY_STREAM_MARK(stream_mark_cut);
+        const unsigned long long under_word = (under.key << p.index_bits) | under.inv;
+        const unsigned long long running_mask = pos == 0 ? 0ull : ~0ull << (total_bits - pos);
+        const int shift = total_bits - pos - w;  // digits never straddle the key and the index
+        const unsigned int digit_mask = (1u << w) - 1;
         for (int i = threadIdx.x; i < select_buckets; i += blockDim.x) sh.hist[i] = 0;
         __syncthreads();
 #pragma unroll
         for (int u = 0; u < per_thread; ++u) {
           const bool valid = std::int64_t(u) * blockDim.x + threadIdx.x < m;
-          const select_key c{word[u] >> p.index_bits, word[u] & inv_mask};
           // A plain shared atomic a sample: __match_any_sync (sample_pass's merge of a
           // warp's equal digits) took 4 µs a level here; equal digits only serialise
           // (data of few distinct values: at most 8 rounds of 32 a warp).
-          if (valid && in_running(p, c, under, pos)) atomicAdd(&sh.hist[select_digit(p, c, pos, w)], 1u);
+          if (valid && ((word[u] ^ under_word) & running_mask) == 0)
+            atomicAdd(&sh.hist[static_cast<unsigned int>(word[u] >> shift) & digit_mask], 1u);
         }
         __syncthreads();
         return sh.hist;
       },
       t, t_bits);
-  if (threadIdx.x == 0 && found) {
-    p.state->threshold[0] = t.key;
-    p.state->threshold[1] = t.inv;
-    p.state->threshold[2] = static_cast<unsigned long long>(t_bits) + 1;
+  if (threadIdx.x == 0) {  // every word: the other blocks leave them to block 0 (the kernel's zeroing)
+    p.state->threshold[0] = found ? t.key : 0;
+    p.state->threshold[1] = found ? t.inv : 0;
+    p.state->threshold[2] = found ? static_cast<unsigned long long>(t_bits) + 1 : 0;
   }
 }
 
@@ -849,11 +870,38 @@ __device__ void sort_and_write(const P& p, select_key* keys, int count, IndexAt 
 /// docs/performance.md#keep-best) while the other blocks wait to exit.
 template <class P>
 __device__ void rank_and_write(const P& p, unsigned long long* packed, const unsigned long long* chosen, int count) {
-  for (int i = threadIdx.x; i < count; i += blockDim.x) {
-    const select_key c = make_select_key(p, static_cast<std::int64_t>(__ldcg(chosen + i)));
-    packed[i] = (c.key << p.index_bits) | c.inv;
+  using V = iter_value_t<decltype(p.first)>;
+  // The gather: each thread's (up to) four indices, then their four items, in flight
+  // together: one at a time, two dependent L2 round trips an item took 1.8-2.6 µs
+  // (1866-2410 candidates, the H200, benchmarks/timeline).
+  constexpr int gather = 4;
+  for (int base = 0; base < count; base += gather * static_cast<int>(blockDim.x)) {
+    std::int64_t index[gather];
+    V value[gather] = {};
+#pragma unroll
+    for (int u = 0; u < gather; ++u) {
+      const int i = base + u * static_cast<int>(blockDim.x) + static_cast<int>(threadIdx.x);
+      index[u] = i < count ? static_cast<std::int64_t>(__ldcg(chosen + i)) : 0;
+    }
+#pragma unroll
+    for (int u = 0; u < gather; ++u) {
+      const int i = base + u * static_cast<int>(blockDim.x) + static_cast<int>(threadIdx.x);
+      if (i < count) value[u] = static_cast<V>(p.first[index[u]]);
+    }
+#pragma unroll
+    for (int u = 0; u < gather; ++u) {
+      const int i = base + u * static_cast<int>(blockDim.x) + static_cast<int>(threadIdx.x);
+      if (i < count) {
+        const select_key c = select_key_of(p, value[u], index[u]);
+        packed[i] = (c.key << p.index_bits) | c.inv;
+      }
+    }
   }
   __syncthreads();
+  TALLY_STREAM_MARK(stream_mark_words_in);
+  // The ranks: a warp a candidate. The compares bound it (a 64-bit compare and a count
+  // a key and candidate: count^2 / 32 warp compares over the grid's SMs), so the grid
+  // has at least select_rank_blocks blocks here (select_dispatch.cuh).
   const unsigned long long inv_mask = (1ull << p.index_bits) - 1;
   const int lane = static_cast<int>(threadIdx.x & 31);
   const int warps = static_cast<int>(gridDim.x * (blockDim.x >> 5));
@@ -865,11 +913,14 @@ __device__ void rank_and_write(const P& p, unsigned long long* packed, const uns
     for (int d = 16; d > 0; d /= 2) better += __shfl_xor_sync(0xffffffffu, better, d);
     if (lane == 0 && better < static_cast<unsigned int>(p.k)) write_result(p, better, select_key{w >> p.index_bits, w & inv_mask});
   }
+  TALLY_STREAM_MARK(stream_mark_written);
 }
 
 template <class It, class ValueOut, class IndexOut>
 __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_select_kernel(select_params<It, ValueOut, IndexOut> p) {
   wait_for_prior_grids();
+  TALLY_STREAM_MARK(stream_mark_start);
+  TALLY_STREAM_VALUE(stream_value_select, 1);
   // One shared block, used by the passes (histogram), the decisions (suffix sums) and
   // the sort (keys), never two at a time.
   __shared__ union {
@@ -891,17 +942,26 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
   // at the first barrier (block_threshold).
   const bool block_samples = sizeof(iter_value_t<It>) <= 4 && p.sample_count > 0 &&
                              p.sample_count <= select_one_block_samples;
-  if (blockIdx.x == 0) {
+  {
+    // Every block zeroes a slice of the state (80 KB: block 0 alone took 1.4 µs of its
+    // way to the threshold on the H200); the threshold's words are block 0's, which
+    // block_threshold writes (zeros where it finds none).
     auto* words = reinterpret_cast<unsigned long long*>(&st);
-    for (std::size_t i = threadIdx.x; i < sizeof(select_state) / sizeof(unsigned long long); i += blockDim.x) words[i] = 0;
-    if constexpr (sizeof(iter_value_t<It>) <= 4) {
-      if (block_samples) {
-        __syncthreads();  // the state zeroed before block_threshold writes st.threshold
-        block_threshold(p, sh.pass, sums, &bucket);
-      }
+    constexpr unsigned int state_words = sizeof(select_state) / sizeof(unsigned long long);
+    constexpr unsigned int threshold_word = offsetof(select_state, threshold) / sizeof(unsigned long long);
+    const unsigned int kept = block_samples ? 3u : 0u;
+    for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < state_words; i += gridDim.x * blockDim.x)
+      if (i - threshold_word >= kept) words[i] = 0;
+  }
+  if constexpr (sizeof(iter_value_t<It>) <= 4) {
+    if (block_samples && blockIdx.x == 0) {
+      TALLY_STREAM_MARK(stream_mark_slot);
+      block_threshold(p, sh.pass, sums, &bucket);
+      TALLY_STREAM_MARK(stream_mark_reads);
     }
   }
   grid_barrier(p.arrivals, ++round);
+  TALLY_STREAM_MARK(stream_mark_threshold);
 
   // --- select: k indices into p.chosen ------------------------------------------------
   // The running items: those of `s.source` whose top `pos` bits are `prefix`'s; the last
@@ -956,6 +1016,8 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
     threshold_pass(p, s.t, s.t_bits);
     grid_barrier(p.arrivals, ++round);
     const unsigned long long candidates = st.buffered[1];
+    TALLY_STREAM_MARK(stream_mark_filtered);
+    TALLY_STREAM_VALUE(stream_value_count, candidates);
     s.threshold = false;
     s.histogram = true;
     if (candidates >= needed &&

@@ -1,5 +1,6 @@
 #pragma once
-// Marks at the phases of top_k_stream_kernel (pieces_kernel.cuh), for the timeline tool
+// Marks at the phases of top_k_stream_kernel (pieces_kernel.cuh) and of top_k_select_kernel
+// (select_kernel.cuh; the slots it marks are named below), for the timeline tool
 // (benchmarks/timeline/, scripts/timeline.sh). Built with TALLY_STREAM_TIMELINE defined,
 // thread 0 of each block writes %globaltimer and clock64 at each mark, and a few counts,
 // to device arrays that the tool reads after a call. In every other build the marks are
@@ -31,6 +32,12 @@ enum stream_timeline_slot : int {
   stream_value_kept = 12,     // words kept by the cut
   stream_value_sm = 13,       // the SM that ran the block
   stream_mark_reads = 14,     // chunk_threshold's reads done (before warps_threshold)
+  stream_value_select = 15,   // 1: the select kernel's marks, which read as follows
+  // The select kernel: start; block 0: slot = the state zeroed, words_out = the samples
+  // read, cut = the first histogram's bucket found, reads = the threshold found;
+  // threshold = past the first grid barrier; filtered = past the threshold pass's barrier
+  // (value_count: its candidates); words_in = the candidates' keys in shared memory
+  // (rank_and_write); written = the block's ranks counted and written.
   stream_timeline_slots = 16
 };
 
