@@ -66,11 +66,16 @@ inline unsigned int stream_threshold_ask(std::int64_t length, std::int64_t k) {
 /// (docs/performance.md#flat-top-k-one-row). Once the select kernel's pass compared
 /// natively, k = 256 streamed faster only up to 2^16 (H200, back to back, the select
 /// kernel's time / the stream's: 2^16 1.08, 2^17 0.96, 2^18 0.96, 2^19 0.91, 2^20 0.61;
-/// docs/performance.md#select-native-pass).
+/// docs/performance.md#select-native-pass). Once the select kernel ranked its candidates
+/// over the grid and found its threshold on packed words, k = 256 streamed faster only up
+/// to 2^13 (H200, back to back, the select kernel's time / the stream's: 2^14 0.90, 2^15
+/// 0.86, 2^16 0.75; docs/performance.md#select-threshold-words); k = 65..128, not measured
+/// since, keep 2^16.
 inline std::int64_t flat_top_k_stream_max_n(std::int64_t k) {
   if (k <= 32) return std::int64_t(1) << 23;
   if (k <= 64) return std::int64_t(1) << 22;
-  return std::int64_t(1) << 16;
+  if (k <= 128) return std::int64_t(1) << 16;
+  return std::int64_t(1) << 13;
 }
 
 /// The chunks in which a flat top_k of n items (values of at most 4 bytes, 1 <= k <= n)
