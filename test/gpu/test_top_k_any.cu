@@ -160,7 +160,7 @@ TEST_CASE("run-time k top_k: one block sorts up to 4096 items, and up to 4096 ca
 TEST_CASE("run-time k top_k: one row split across the GPU, at the limits of that way") {
   // Flat inputs of at most 4 bytes stream as one row (fewer than 8192 items: one block) in up to
   // two chunks an SM for k <= 16, one above (stream_dispatch.cuh) up to a size that depends on k (2^23 for
-  // k <= 32, 2^22 for k <= 64, 2^16 for k <= 256); past it, the select kernel. One chunk,
+  // k <= 32, 2^22 for k <= 64, 2^16 for k <= 128, 2^13 for k <= 256); past it, the select kernel. One chunk,
   // two, the slots' edge, each limit and one item past it; beyond the buffer, the last
   // block cuts the candidates where they are (L2).
   int sms = 0;
