@@ -167,7 +167,7 @@ void dispatch_top_k_select(const char* algorithm, const Policy& policy, const de
   // the least time at 2^13..2^18 (docs/performance.md#select-threshold-words). Elsewhere
   // (larger values, more samples) each pass folds every block's histogram into global
   // memory: blocks by n.
-  if (sizeof(V) <= 4 && sampling.count > 0 && sampling.count <= select_one_block_samples && grid < select_rank_blocks)
+  if (select_block_samples(sizeof(V), sampling.count) && grid < select_rank_blocks)
     grid = resident < select_rank_blocks ? resident : select_rank_blocks;
   launch(grid);
 }

@@ -554,11 +554,18 @@ __device__ TALLY_FORCEINLINE unsigned long long mix64(unsigned long long x) {
 }
 
 /// The samples one block draws and ranks alone (block_threshold): up to 4096 (inputs of up
-/// to 2^18 items), whose threshold then costs no grid barrier: block 0 zeroes the state and
-/// finds it while the others wait at the first barrier, after which all read it (three barriers
-/// and the global histograms' round trips fewer: about 3 µs each on the H100 at 2^14..2^18,
-/// docs/performance.md#keep-best).
+/// to 2^18 items), whose threshold then costs no grid barrier: block 0 finds it while the
+/// others zero their slices of the state and wait at the first barrier, after which all
+/// read it (three barriers and the global histograms' round trips fewer: about 3 µs each on
+/// the H100 at 2^14..2^18, docs/performance.md#keep-best).
 inline constexpr std::int64_t select_one_block_samples = 4096;
+
+/// Whether block 0 finds the threshold alone (block_threshold): values of at most 4 bytes
+/// and at most select_one_block_samples samples. The kernel and the dispatch (which then
+/// launches at least select_rank_blocks blocks to rank the candidates) ask it alike.
+TALLY_HOST_DEVICE constexpr bool select_block_samples(std::size_t value_bytes, std::int64_t sample_count) {
+  return value_bytes <= 4 && sample_count > 0 && sample_count <= select_one_block_samples;
+}
 /// Samples a thread draws at once: their loads in flight together (a draw is one random
 /// read each).
 inline constexpr int select_sample_batch = 4;
@@ -940,8 +947,7 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
 
   // Few samples of small values: block 0 finds the threshold alone while the others wait
   // at the first barrier (block_threshold).
-  const bool block_samples = sizeof(iter_value_t<It>) <= 4 && p.sample_count > 0 &&
-                             p.sample_count <= select_one_block_samples;
+  const bool block_samples = select_block_samples(sizeof(iter_value_t<It>), p.sample_count);
   {
     // Every block zeroes a slice of the state (80 KB: block 0 alone took 1.4 µs of its
     // way to the threshold on the H200); the threshold's words are block 0's, which
