@@ -53,6 +53,8 @@ inline select_sampling select_samples(std::int64_t n, std::int64_t k, std::int64
   if (m > (std::int64_t(1) << 16)) m = n / 256 > (std::int64_t(1) << 16) ? n / 256 : std::int64_t(1) << 16;
   if (m < 4096) m = n < 4096 ? n : 4096;
   if (m > (std::int64_t(1) << 18)) m = std::int64_t(1) << 18;
+  // Whole runs of select_threads adjacent items (block_threshold, grid_threshold_words).
+  if (m >= select_threads) m = m / select_threads * select_threads;
   const double expected = 1.5 * double(k) + 16.0 * double(n) / double(m);
   if (4.0 * expected > double(buffer_capacity)) return s;
   const auto rank = static_cast<unsigned long long>(1.5 * double(k) * double(m) / double(n)) + 16;

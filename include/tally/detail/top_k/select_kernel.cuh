@@ -734,6 +734,52 @@ __device__ bool threshold_from_samples(const P& p, const unsigned long long* bit
   return true;
 }
 
+/// The OR of the packed sample words (the order key above the inverted index) and of their
+/// complements, which shared_top_bits reads as four words: key, ~key, inv, ~inv.
+struct sample_word_bits {
+  unsigned long long or_word = 0, or_not = 0;
+  __device__ TALLY_FORCEINLINE void add(unsigned long long word, unsigned long long word_mask) {
+    or_word |= word;
+    or_not |= ~word & word_mask;
+  }
+  /// The warp's OR (two REDUX a word), then lane 0's atomics into bits[0..3], in shared or
+  /// global memory. Every lane of the warp calls it.
+  __device__ TALLY_FORCEINLINE void publish(unsigned long long* bits, int index_bits) const {
+    const unsigned long long w = (static_cast<unsigned long long>(warp_or(static_cast<unsigned int>(or_word >> 32))) << 32) |
+                                 warp_or(static_cast<unsigned int>(or_word));
+    const unsigned long long n = (static_cast<unsigned long long>(warp_or(static_cast<unsigned int>(or_not >> 32))) << 32) |
+                                 warp_or(static_cast<unsigned int>(or_not));
+    if ((threadIdx.x & 31) != 0) return;
+    const unsigned long long inv_mask = (1ull << index_bits) - 1;
+    if (w >> index_bits) atomicOr(&bits[0], w >> index_bits);
+    if (n >> index_bits) atomicOr(&bits[1], n >> index_bits);
+    if (w & inv_mask) atomicOr(&bits[2], w & inv_mask);
+    if (n & inv_mask) atomicOr(&bits[3], n & inv_mask);
+  }
+};
+
+/// A packed sample word's running test under a prefix of `pos` bits and its digit (pos, w):
+/// a 64-bit XOR, mask and shift, where select_key's two halves (in_running, select_digit)
+/// cost about 60 instructions a sample and a level (block 0's threshold took 6-8 µs with
+/// them; the H200, benchmarks/timeline). Digits never straddle the key and the index.
+struct word_digit {
+  unsigned long long under_word, running_mask;
+  int shift;
+  unsigned int digit_mask;
+  template <class P>
+  __device__ TALLY_FORCEINLINE word_digit(const P& p, const select_key& under, int pos, int w)
+      : under_word((under.key << p.index_bits) | under.inv),
+        running_mask(pos == 0 ? 0ull : ~0ull << (p.key_bits + p.index_bits - pos)),
+        shift(p.key_bits + p.index_bits - pos - w),
+        digit_mask((1u << w) - 1) {}
+  __device__ TALLY_FORCEINLINE bool running(unsigned long long word) const {
+    return ((word ^ under_word) & running_mask) == 0;
+  }
+  __device__ TALLY_FORCEINLINE unsigned int digit(unsigned long long word) const {
+    return static_cast<unsigned int>(word >> shift) & digit_mask;
+  }
+};
+
 /// Block 0's threshold from at most select_one_block_samples samples of values of at most
 /// 4 bytes, into st.threshold (key, inv, t_bits + 1; 0 when the samples cannot split).
 /// Each thread keeps its 8 samples in registers, packed in 64 bits (the order key above the
@@ -746,13 +792,9 @@ __device__ TALLY_FORCEINLINE void block_threshold(const P& p, select_shared& sh,
   using V = iter_value_t<decltype(p.first)>;
   constexpr int per_thread = static_cast<int>(select_one_block_samples / select_threads);
   const std::int64_t m = p.sample_count;
-  const unsigned long long inv_mask = (1ull << p.index_bits) - 1;
   if (threadIdx.x < 4) sh.bits[threadIdx.x] = 0;
-  // Everything below works on the packed words (the order key above the inverted index,
-  // total_bits of them): a sample's running test and digit are a 64-bit XOR, mask and
-  // shift, where select_key's two halves (in_running, select_digit) cost about 60
-  // instructions a sample and a level, and the threshold 6-8 µs (16 warps issue every
-  // sample's instructions; the H200, benchmarks/timeline).
+  // Everything below works on the packed words (the order key above the inverted index):
+  // sample_word_bits, word_digit.
   const int total_bits = p.key_bits + p.index_bits;
   const unsigned long long word_mask = total_bits == 64 ? ~0ull : (1ull << total_bits) - 1;
   unsigned long long word[per_thread];
@@ -770,7 +812,7 @@ __device__ TALLY_FORCEINLINE void block_threshold(const P& p, select_shared& sh,
       at[u] = std::int64_t(u) * spacing + threadIdx.x;
       if (i < m) value[u] = p.first[at[u]];
     }
-    unsigned long long or_word = 0, or_not = 0;  // over the thread's words, then the warp's
+    sample_word_bits bits;
 #pragma unroll
     for (int u = 0; u < per_thread; ++u) {
       const std::int64_t i = std::int64_t(u) * blockDim.x + threadIdx.x;
@@ -778,21 +820,11 @@ __device__ TALLY_FORCEINLINE void block_threshold(const P& p, select_shared& sh,
       if (i < m) {
         const select_key c = select_key_of(p, value[u], at[u]);
         word[u] = (c.key << p.index_bits) | c.inv;
-        or_word |= word[u];
-        or_not |= ~word[u] & word_mask;
+        bits.add(word[u], word_mask);
       }
     }
-    or_word = (static_cast<unsigned long long>(warp_or(static_cast<unsigned int>(or_word >> 32))) << 32) |
-              warp_or(static_cast<unsigned int>(or_word));
-    or_not = (static_cast<unsigned long long>(warp_or(static_cast<unsigned int>(or_not >> 32))) << 32) |
-             warp_or(static_cast<unsigned int>(or_not));
     __syncthreads();  // sh.bits zeroed
-    if ((threadIdx.x & 31) == 0) {  // as shared_top_bits reads them: key, ~key, inv, ~inv
-      if (or_word >> p.index_bits) atomicOr(&sh.bits[0], or_word >> p.index_bits);
-      if (or_not >> p.index_bits) atomicOr(&sh.bits[1], or_not >> p.index_bits);
-      if (or_word & inv_mask) atomicOr(&sh.bits[2], or_word & inv_mask);
-      if (or_not & inv_mask) atomicOr(&sh.bits[3], or_not & inv_mask);
-    }
+    bits.publish(sh.bits, p.index_bits);
     __syncthreads();
     TALLY_STREAM_MARK(stream_mark_words_out);
   }
@@ -802,10 +834,7 @@ __device__ TALLY_FORCEINLINE void block_threshold(const P& p, select_shared& sh,
       p, sh.bits, sums, bucket,
       [&](int level, const select_key& under, int pos, int w) -> const unsigned int* {
         if (level == 1) TALLY_STREAM_MARK(stream_mark_cut);
-        const unsigned long long under_word = (under.key << p.index_bits) | under.inv;
-        const unsigned long long running_mask = pos == 0 ? 0ull : ~0ull << (total_bits - pos);
-        const int shift = total_bits - pos - w;  // digits never straddle the key and the index
-        const unsigned int digit_mask = (1u << w) - 1;
+        const word_digit d(p, under, pos, w);
         for (int i = threadIdx.x; i < select_buckets; i += blockDim.x) sh.hist[i] = 0;
         __syncthreads();
 #pragma unroll
@@ -814,8 +843,7 @@ __device__ TALLY_FORCEINLINE void block_threshold(const P& p, select_shared& sh,
           // A plain shared atomic a sample: __match_any_sync (sample_pass's merge of a
           // warp's equal digits) took 4 µs a level here; equal digits only serialise
           // (data of few distinct values: at most 8 rounds of 32 a warp).
-          if (valid && ((word[u] ^ under_word) & running_mask) == 0)
-            atomicAdd(&sh.hist[static_cast<unsigned int>(word[u] >> shift) & digit_mask], 1u);
+          if (valid && d.running(word[u])) atomicAdd(&sh.hist[d.digit(word[u])], 1u);
         }
         __syncthreads();
         return sh.hist;
@@ -826,6 +854,84 @@ __device__ TALLY_FORCEINLINE void block_threshold(const P& p, select_shared& sh,
     p.state->threshold[1] = found ? t.inv : 0;
     p.state->threshold[2] = found ? static_cast<unsigned long long>(t_bits) + 1 : 0;
   }
+}
+
+/// Runs of select_threads samples a block keeps in registers on the grid's way to the
+/// threshold (grid_threshold_words): at most 2^18 samples over 2 x SMs blocks (512 runs
+/// over 264 blocks on the H200) are at most 2 a block. A GPU of fewer than 128 SMs takes
+/// sample_pass at the largest sample counts (4 a block spilled 64 bytes, sm_90).
+inline constexpr int select_grid_sample_runs = 2;
+
+/// Whether the grid's samples (more than block 0 takes) go the packed-word way: their keys
+/// pack in 64 bits, they are whole runs of select_threads items (select_samples), and at
+/// most select_grid_sample_runs runs a block.
+template <class P>
+__device__ TALLY_FORCEINLINE bool grid_samples_in_words(const P& p) {
+  return p.key_bits + p.index_bits <= 64 && p.sample_count % select_threads == 0 &&
+         p.sample_count / select_threads <= std::int64_t(select_grid_sample_runs) * gridDim.x;
+}
+
+/// The threshold from p.sample_count samples drawn by the whole grid, for values of at most
+/// 4 bytes whose keys pack in 64 bits (grid_samples_in_words): runs of select_threads
+/// adjacent items spread over the input (the first at its start, the last at its end),
+/// block b taking runs b, b + grid, ...; each thread keeps its packed words in registers.
+/// The bits they share, then two levels of histograms, each folded from the blocks' shared
+/// memory into st.sample_hist[level], a grid barrier (`barrier`) after each of the three;
+/// every block then finds the same buckets. In place of sample_pass, which drew random
+/// positions (a sector a sample), wrote 16-byte keys to memory and read them back for each
+/// level, with select_key's two-part digits: its three steps and barriers took about 14 µs
+/// at 2^20 on the H200 (benchmarks/timeline: 17.9 µs from the first barrier to the
+/// threshold pass's end). Every thread of every block calls it.
+template <class P, class Barrier>
+__device__ bool grid_threshold_words(const P& p, select_shared& sh, unsigned long long* sums, select_bucket* bucket,
+                                     Barrier barrier, select_key& t, int& t_bits) {
+  using V = iter_value_t<decltype(p.first)>;
+  select_state& st = *p.state;
+  const std::int64_t runs = p.sample_count / select_threads;
+  const std::int64_t spacing = (p.n - select_threads) / (runs - 1);
+  const int total_bits = p.key_bits + p.index_bits;
+  const unsigned long long word_mask = total_bits == 64 ? ~0ull : (1ull << total_bits) - 1;
+  unsigned long long word[select_grid_sample_runs];
+  {
+    V value[select_grid_sample_runs] = {};
+#pragma unroll
+    for (int q = 0; q < select_grid_sample_runs; ++q) {
+      const std::int64_t r = blockIdx.x + std::int64_t(q) * gridDim.x;
+      if (r < runs) value[q] = static_cast<V>(p.first[r * spacing + threadIdx.x]);
+    }
+    sample_word_bits bits;
+#pragma unroll
+    for (int q = 0; q < select_grid_sample_runs; ++q) {
+      const std::int64_t r = blockIdx.x + std::int64_t(q) * gridDim.x;
+      word[q] = 0;
+      if (r < runs) {
+        const select_key c = select_key_of(p, value[q], r * spacing + threadIdx.x);
+        word[q] = (c.key << p.index_bits) | c.inv;
+        bits.add(word[q], word_mask);
+      }
+    }
+    bits.publish(st.sample_bits, p.index_bits);  // zeroed by the kernel before its first barrier
+  }
+  barrier();
+  return threshold_from_samples(
+      p, st.sample_bits, sums, bucket,
+      [&](int level, const select_key& under, int pos, int w) -> const unsigned long long* {
+        const word_digit d(p, under, pos, w);
+        for (int i = threadIdx.x; i < select_buckets; i += blockDim.x) sh.hist[i] = 0;
+        __syncthreads();
+#pragma unroll
+        for (int q = 0; q < select_grid_sample_runs; ++q) {
+          const bool valid = blockIdx.x + std::int64_t(q) * gridDim.x < runs;
+          if (valid && d.running(word[q])) atomicAdd(&sh.hist[d.digit(word[q])], 1u);
+        }
+        __syncthreads();
+        unsigned long long* out = st.sample_hist[level];
+        for (int i = threadIdx.x; i < select_buckets; i += blockDim.x)
+          if (sh.hist[i] != 0) atomicAdd(&out[i], static_cast<unsigned long long>(sh.hist[i]));
+        barrier();
+        return out;
+      },
+      t, t_bits);
 }
 
 template <class P>
@@ -1005,16 +1111,26 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
     }
   } else if (p.sample_count > 0) {
     // Every block draws and histograms its share; a grid barrier after each step.
-    sample_pass(p, true, prefix, 0, 0, nullptr, sh.pass);
-    grid_barrier(p.arrivals, ++round);
-    s.threshold = threshold_from_samples(
-        p, st.sample_bits, sums, &bucket,
-        [&](int level, const select_key& under, int at, int width) -> const unsigned long long* {
-          sample_pass(p, false, under, at, width, st.sample_hist[level], sh.pass);
-          grid_barrier(p.arrivals, ++round);
-          return st.sample_hist[level];
-        },
-        s.t, s.t_bits);
+    const auto barrier = [&] { grid_barrier(p.arrivals, ++round); };
+    bool drawn = false;
+    if constexpr (sizeof(iter_value_t<It>) <= 4) {
+      if (grid_samples_in_words(p)) {
+        s.threshold = grid_threshold_words(p, sh.pass, sums, &bucket, barrier, s.t, s.t_bits);
+        drawn = true;
+      }
+    }
+    if (!drawn) {
+      sample_pass(p, true, prefix, 0, 0, nullptr, sh.pass);
+      barrier();
+      s.threshold = threshold_from_samples(
+          p, st.sample_bits, sums, &bucket,
+          [&](int level, const select_key& under, int at, int width) -> const unsigned long long* {
+            sample_pass(p, false, under, at, width, st.sample_hist[level], sh.pass);
+            barrier();
+            return st.sample_hist[level];
+          },
+          s.t, s.t_bits);
+    }
   }
   if (s.threshold) {
     // The threshold pass only collects: a histogram of every item would cost more than
