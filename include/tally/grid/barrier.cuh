@@ -35,16 +35,20 @@ __device__ TALLY_FORCEINLINE void grid_barrier(unsigned int* arrivals, unsigned 
 }
 
 /// After the last barrier: the last block to get here sets the counter back to zero (the
-/// state scratch's zero between calls). `exits` is a second counter, zero on entry.
-__device__ TALLY_FORCEINLINE void grid_barrier_reset(unsigned int* arrivals, unsigned int* exits) {
+/// state scratch's zero between calls). `exits` is a second counter, zero on entry. True in
+/// that block's thread 0, which may clear more of the kernel's zero-between-calls words:
+/// every other block is past its last read of them.
+__device__ TALLY_FORCEINLINE bool grid_barrier_reset(unsigned int* arrivals, unsigned int* exits) {
   __syncthreads();
   if (threadIdx.x == 0) {
     cuda::atomic_ref<unsigned int, cuda::thread_scope_device> done(*exits);
     if (done.fetch_add(1u, cuda::std::memory_order_acq_rel) == gridDim.x - 1) {
       cuda::atomic_ref<unsigned int, cuda::thread_scope_device>(*arrivals).store(0u, cuda::std::memory_order_relaxed);
       done.store(0u, cuda::std::memory_order_relaxed);
+      return true;
     }
   }
+  return false;
 }
 
 }  // namespace detail

@@ -160,6 +160,8 @@ void dispatch_top_k_select(const char* algorithm, const Policy& policy, const de
   p.sample_rank = sampling.rank;
   p.arrivals = lease.view().counter;
   p.exits = static_cast<unsigned int*>(lease.view().slot);
+  // The slot's second 8-byte word: zero between calls, as the exits' word before it.
+  p.candidates = reinterpret_cast<unsigned long long*>(static_cast<unsigned char*>(lease.view().slot) + 8);
 
   // Where block 0's samples set the threshold, its candidates (up to 4096) are ranked by
   // the whole grid (rank_and_write), count^2 / 32 warp compares: at least

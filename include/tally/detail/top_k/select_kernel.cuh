@@ -22,8 +22,8 @@
 //
 // Most inputs never need those passes over the input: random samples (select_samples in
 // the dispatch) give a threshold that about 1.5 k + 16 n / m items beat (up to 4096
-// samples of small values: block 0 finds it alone, block_threshold, so the others wait at
-// one grid barrier, not three); one lean pass (threshold_pass: 16-byte loads, a native
+// samples of small values: every block finds the same one, block_threshold, and no grid
+// barrier waits for it; more samples: the grid, three barriers); one lean pass (threshold_pass: 16-byte loads, a native
 // compare of the item with the threshold's value, one atomic a warp) writes those to a
 // buffer, and the select runs on the buffer, or one block just sorts it when it holds at
 // most 2048 (4096 where the keys pack in 64 bits). Only when fewer than k beat the threshold, or too many to keep, does the
@@ -93,7 +93,6 @@ struct select_state {
   unsigned long long hist[3][select_buckets]; // per pass (three in rotation: see run_select_pass)
   unsigned long long bits[3][4];              // per pass: OR of key, ~key, inv, ~inv of the items counted
   unsigned long long sample_bits[4];          // the same over the samples
-  unsigned long long threshold[3];            // block 0's threshold: key, inv, its bits + 1 (0: none)
   unsigned long long sample_hist[2][select_buckets];
 };
 
@@ -117,6 +116,8 @@ struct select_params {
   unsigned long long sample_rank; // the threshold: about the sample_rank-th best sample
   unsigned int* arrivals;         // zero between calls
   unsigned int* exits;            // zero between calls
+  unsigned long long* candidates; // the threshold pass's count, zero between calls (so no
+                                  // block has to clear it before the others append)
 };
 
 /// The composite key of `value`, the item at `index`.
@@ -460,7 +461,7 @@ __device__ TALLY_FORCEINLINE void threshold_pass_vectors(const P& p, const uint4
     if (__any_sync(0xffffffffu, any)) {
       const std::int64_t first_vector = base + threadIdx.x;
       warp_append_all(
-          &st.buffered[1], p.buffer[1], want,
+          p.candidates, p.buffer[1], want,
           [&](int c) {
             return static_cast<unsigned long long>((first_vector + std::int64_t(c / 4) * blockDim.x) * 4 + c % 4);
           },
@@ -512,7 +513,7 @@ __device__ void threshold_pass(const P& p, const select_key& t, int t_bits) {
           const V x = p.first[j];
           c = (native.largest ? !(x < native.bound) : x <= native.bound) || (x == native.tie && j <= native.last_index);
         }
-        warp_append(&st.buffered[1], p.buffer[1], c, static_cast<unsigned long long>(j),
+        warp_append(p.candidates, p.buffer[1], c, static_cast<unsigned long long>(j),
                     static_cast<unsigned long long>(p.buffer_capacity));
       }
       return;
@@ -539,7 +540,7 @@ __device__ void threshold_pass(const P& p, const select_key& t, int t_bits) {
       }
     }
     warp_append_all(
-        &st.buffered[1], p.buffer[1], candidate,
+        p.candidates, p.buffer[1], candidate,
         [&](int u) { return static_cast<unsigned long long>(base + std::int64_t(u) * blockDim.x + threadIdx.x); },
         static_cast<unsigned long long>(p.buffer_capacity));
   }
@@ -780,15 +781,16 @@ struct word_digit {
   }
 };
 
-/// Block 0's threshold from at most select_one_block_samples samples of values of at most
-/// 4 bytes, into st.threshold (key, inv, t_bits + 1; 0 when the samples cannot split).
+/// A block's threshold from at most select_one_block_samples samples of values of at most
+/// 4 bytes, into t and t_bits; false when the samples cannot split. Every block computes
+/// the same one from the same samples (no grid barrier waits for block 0's).
 /// Each thread keeps its 8 samples in registers, packed in 64 bits (the order key above the
 /// inverted index: n <= 2^18 here), and draws them with all 8 loads in flight: written to
 /// memory and read back for each histogram (sample_pass) they took 13 µs on the H200
 /// (docs/performance.md#keep-best).
 template <class P>
-__device__ TALLY_FORCEINLINE void block_threshold(const P& p, select_shared& sh, unsigned long long* sums,
-                                             select_bucket* bucket) {
+__device__ TALLY_FORCEINLINE bool block_threshold(const P& p, select_shared& sh, unsigned long long* sums,
+                                             select_bucket* bucket, select_key& t, int& t_bits) {
   using V = iter_value_t<decltype(p.first)>;
   constexpr int per_thread = static_cast<int>(select_one_block_samples / select_threads);
   const std::int64_t m = p.sample_count;
@@ -828,9 +830,7 @@ __device__ TALLY_FORCEINLINE void block_threshold(const P& p, select_shared& sh,
     __syncthreads();
     TALLY_STREAM_MARK(stream_mark_words_out);
   }
-  select_key t{};
-  int t_bits = 0;
-  const bool found = threshold_from_samples(
+  return threshold_from_samples(
       p, sh.bits, sums, bucket,
       [&](int level, const select_key& under, int pos, int w) -> const unsigned int* {
         if (level == 1) TALLY_STREAM_MARK(stream_mark_cut);
@@ -849,11 +849,6 @@ __device__ TALLY_FORCEINLINE void block_threshold(const P& p, select_shared& sh,
         return sh.hist;
       },
       t, t_bits);
-  if (threadIdx.x == 0) {  // every word: the other blocks leave them to block 0 (the kernel's zeroing)
-    p.state->threshold[0] = found ? t.key : 0;
-    p.state->threshold[1] = found ? t.inv : 0;
-    p.state->threshold[2] = found ? static_cast<unsigned long long>(t_bits) + 1 : 0;
-  }
 }
 
 /// Runs of select_threads samples a block keeps in registers on the grid's way to the
@@ -1051,28 +1046,32 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
   select_state& st = *p.state;
   unsigned int round = 0;
 
-  // Few samples of small values: block 0 finds the threshold alone while the others wait
-  // at the first barrier (block_threshold).
+  // Few samples of small values: every block finds the same threshold from them
+  // (block_threshold) and goes on to the threshold pass without a grid barrier.
   const bool block_samples = select_block_samples(sizeof(iter_value_t<It>), p.sample_count);
   {
-    // Every block zeroes a slice of the state (80 KB: block 0 alone took 1.4 µs of its
-    // way to the threshold on the H200); the threshold's words are block 0's, which
-    // block_threshold writes (zeros where it finds none).
+    // Every block zeroes a slice of the state (80 KB: block 0 alone took 1.4 µs on the
+    // H200). The threshold pass counts outside it (p.candidates).
     auto* words = reinterpret_cast<unsigned long long*>(&st);
     constexpr unsigned int state_words = sizeof(select_state) / sizeof(unsigned long long);
-    constexpr unsigned int threshold_word = offsetof(select_state, threshold) / sizeof(unsigned long long);
-    const unsigned int kept = block_samples ? 3u : 0u;
     for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < state_words; i += gridDim.x * blockDim.x)
-      if (i - threshold_word >= kept) words[i] = 0;
+      words[i] = 0;
   }
+  bool own_found = false;
+  select_key own_t{};
+  int own_bits = 0;
   if constexpr (sizeof(iter_value_t<It>) <= 4) {
-    if (block_samples && blockIdx.x == 0) {
+    if (block_samples) {
       TALLY_STREAM_MARK(stream_mark_slot);
-      block_threshold(p, sh.pass, sums, &bucket);
+      own_found = block_threshold(p, sh.pass, sums, &bucket, own_t, own_bits);
       TALLY_STREAM_MARK(stream_mark_reads);
     }
   }
-  grid_barrier(p.arrivals, ++round);
+  // The state's zeroing meets the passes that count into it here. A block with its own
+  // threshold (every block, the same one) goes straight to the threshold pass, which
+  // touches the state only to clear what the zeroing clears too; its next barrier orders
+  // the rest. (own_found is the same in every block, so all take the same barriers.)
+  if (!block_samples || !own_found) grid_barrier(p.arrivals, ++round);
   TALLY_STREAM_MARK(stream_mark_threshold);
 
   // --- select: k indices into p.chosen ------------------------------------------------
@@ -1104,10 +1103,10 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
   // and the input is read once. Otherwise (a bad draw, or data the threshold cannot
   // split) the select starts over on the input, as without it (one read more).
   if (block_samples) {
-    if (st.threshold[2] != 0) {
+    if (own_found) {
       s.threshold = true;
-      s.t = select_key{st.threshold[0], st.threshold[1]};
-      s.t_bits = static_cast<int>(st.threshold[2]) - 1;
+      s.t = own_t;
+      s.t_bits = own_bits;
     }
   } else if (p.sample_count > 0) {
     // Every block draws and histograms its share; a grid barrier after each step.
@@ -1137,7 +1136,7 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
     // the read (shared-memory atomics) and is needed only when the threshold fails.
     threshold_pass(p, s.t, s.t_bits);
     grid_barrier(p.arrivals, ++round);
-    const unsigned long long candidates = st.buffered[1];
+    const unsigned long long candidates = *p.candidates;
     TALLY_STREAM_MARK(stream_mark_filtered);
     TALLY_STREAM_VALUE(stream_value_count, candidates);
     s.threshold = false;
@@ -1153,7 +1152,7 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
         sort_and_write(p, sh.keys, static_cast<int>(candidates),
                        [chosen](int i) { return static_cast<std::int64_t>(chosen[i]); });
       }
-      grid_barrier_reset(p.arrivals, p.exits);
+      if (grid_barrier_reset(p.arrivals, p.exits)) *p.candidates = 0;  // the last block out
       return;
     }
     if (candidates >= needed && static_cast<std::int64_t>(candidates) <= p.buffer_capacity) {
@@ -1266,7 +1265,7 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
     for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < k; i += stride)
       write_result(p, i, p.sorted[in][i]);
   }
-  grid_barrier_reset(p.arrivals, p.exits);
+  if (grid_barrier_reset(p.arrivals, p.exits)) *p.candidates = 0;  // the last block out
 }
 
 }  // namespace detail
