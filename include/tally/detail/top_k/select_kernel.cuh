@@ -20,13 +20,16 @@
 // says how many more bits they share, and the next pass skips those bits: all-equal
 // inputs go straight to the index bits.
 //
-// Most inputs never need those passes over the input: random samples (select_samples in
-// the dispatch) give a threshold that about 1.5 k + 16 n / m items beat (up to 4096
-// samples of small values: every block finds the same one, block_threshold, and no grid
-// barrier waits for it; more samples: the grid, three barriers); one lean pass (threshold_pass: 16-byte loads, a native
-// compare of the item with the threshold's value, one atomic a warp) writes those to a
-// buffer, and the select runs on the buffer, or one block just sorts it when it holds at
-// most 2048 (4096 where the keys pack in 64 bits). Only when fewer than k beat the threshold, or too many to keep, does the
+// Most inputs never need those passes over the input: samples (select_samples in the
+// dispatch: runs of adjacent items spread over the input) give a threshold that about
+// 1.5 k + 16 n / m items beat. Up to 4096 samples of small values, every block finds the
+// same one (block_threshold) and no grid barrier waits for it; more, the grid draws them
+// into registers and finds it in three barriers (grid_threshold_words). One lean pass
+// (threshold_pass: 16-byte loads, a native compare of the item with the threshold's
+// value, one atomic a warp) writes those items to a buffer, and the select runs on the
+// buffer; or, when they are at most 4096 packed keys (rank_and_write: the grid ranks
+// them) or 2048 wider ones (block 0 sorts them), they are the output's candidates
+// directly. Only when fewer than k beat the threshold, or too many to keep, does the
 // select start over on the input (one read more).
 //
 // Then the k chosen items are sorted by composite key (best first): one block sorts up to
