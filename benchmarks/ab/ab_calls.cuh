@@ -154,6 +154,9 @@ const tally_ab::entry ab_table[] = {
     AB_AUTO("float_topk8_constant", top_run<8>),
     AB_AUTO("float_topk64_ascending", top_run<64>),
     AB_AUTO("float_topk64_constant", top_run<64>),
+    AB_AUTO("float_topk256_ascending", top_run<256>),
+    AB_AUTO("float_topk1024_ascending", top_run<1024>),
+    AB_AUTO("float_topk1024_constant", top_run<1024>),
     AB_AUTO("float_rowtop50_131072_ascending", row_top<131072, 50>),
     AB_AUTO("float_rowtop50_131072_constant", row_top<131072, 50>),
 #endif

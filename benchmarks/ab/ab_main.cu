@@ -94,6 +94,9 @@ const case_info cases[] = {
     {"float_topk8_constant", item::f32, check::top_k, 8, 0, tally_support::pattern::constant},
     {"float_topk64_ascending", item::f32, check::top_k, 64, 0, tally_support::pattern::sorted},
     {"float_topk64_constant", item::f32, check::top_k, 64, 0, tally_support::pattern::constant},
+    {"float_topk256_ascending", item::f32, check::top_k, 256, 0, tally_support::pattern::sorted},
+    {"float_topk1024_ascending", item::f32, check::top_k, 1024, 0, tally_support::pattern::sorted},
+    {"float_topk1024_constant", item::f32, check::top_k, 1024, 0, tally_support::pattern::constant},
     {"float_rowtop50_131072_ascending", item::f32, check::top_k, 50, 131072, tally_support::pattern::sorted},
     {"float_rowtop50_131072_constant", item::f32, check::top_k, 50, 131072, tally_support::pattern::constant},
 };
