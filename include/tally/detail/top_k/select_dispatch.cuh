@@ -13,7 +13,9 @@
 
 #include <cuda/std/bit>
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 
 TALLY_NAMESPACE_BEGIN
 namespace detail {
@@ -47,7 +49,40 @@ struct select_sampling {
   std::int64_t count = 0;
   unsigned long long rank = 0;
 };
-inline select_sampling select_samples(std::int64_t n, std::int64_t k, std::int64_t buffer_capacity) {
+/// The fewest samples (4096: every block finds the threshold itself; more: the grid draws
+/// them, up to 2^18) whose rank can be set so that, on data in random order, both ways to
+/// miss the grid's ranks are rare: the threshold lets fewer than k items in when at least
+/// `rank` samples fall among the k best (a Poisson count of mean q = k m / n), and more
+/// than the ranks' capacity (`rank_capacity` keys) when fewer than `rank` fall among the
+/// best that many (mean rank_capacity m / n). rank = q + 3 sqrt(q) + 2 (Poisson tails of
+/// 0.02-0.1% for q of 1 to 64), at least a run of samples and one (sample_positions: data
+/// in order), and at most that second mean less three of its deviations. select_samples'
+/// margin (1.5 k + 16 n / m) expected 4480 candidates at 2^24, k = 256 (2^16 samples), so
+/// that a draw went to the radix passes over the buffer about every other time (53 or 94
+/// µs, the H200); here 2^17 samples and 1152. None (count 0) where no count up to 2^18
+/// is sure enough (k above about 1000 at 2^20 and up).
+inline select_sampling select_samples_balanced(std::int64_t n, std::int64_t k, std::int64_t rank_capacity) {
+  select_sampling s;
+  for (std::int64_t m = select_one_block_samples; m <= (std::int64_t(1) << 18); m *= 2) {
+    if (m >= n || (m > select_one_block_samples && m > n / 16)) break;
+    const double q = double(k) * double(m) / double(n);
+    const double q_over = double(rank_capacity) * double(m) / double(n);
+    const double rank = std::max(std::ceil(q + 3.0 * std::sqrt(q) + 2.0), double(select_sample_run + 1));
+    if (rank <= q_over - 3.0 * std::sqrt(q_over) && rank <= double(m / 4)) {
+      s.count = m;
+      s.rank = static_cast<unsigned long long>(rank);
+      return s;
+    }
+  }
+  return s;
+}
+
+inline select_sampling select_samples(std::int64_t n, std::int64_t k, std::int64_t buffer_capacity,
+                                      std::size_t value_bytes, std::int64_t rank_capacity) {
+  if (value_bytes <= 4) {
+    const select_sampling balanced = select_samples_balanced(n, k, rank_capacity);
+    if (balanced.count > 0) return balanced;
+  }
   select_sampling s;
   std::int64_t m = n / 64;
   if (m > (std::int64_t(1) << 16)) m = n / 256 > (std::int64_t(1) << 16) ? n / 256 : std::int64_t(1) << 16;
@@ -143,7 +178,7 @@ void dispatch_top_k_select(const char* algorithm, const Policy& policy, const de
   const std::size_t chosen_bytes = align_up(std::size_t(k) * sizeof(unsigned long long), 256);
   const std::size_t buffer_bytes = align_up(std::size_t(capacity) * sizeof(unsigned long long), 256);
   const std::size_t sorted_bytes = merge ? align_up(std::size_t(k) * sizeof(select_key), 256) : 0;
-  const select_sampling sampling = select_samples(n, k, capacity);
+  const select_sampling sampling = select_samples(n, k, capacity, sizeof(V), select_sort_capacity(key_bits, index_bits));
   const std::size_t sample_bytes = align_up(std::size_t(sampling.count) * sizeof(select_key), 256);
   scratch_lease lease(algorithm, ctx, where, state_bytes + chosen_bytes + 2 * buffer_bytes + 2 * sorted_bytes + sample_bytes);
   auto* base = static_cast<unsigned char*>(lease.view().partials);
@@ -158,6 +193,7 @@ void dispatch_top_k_select(const char* algorithm, const Policy& policy, const de
   p.samples = reinterpret_cast<select_key*>(base + state_bytes + chosen_bytes + 2 * buffer_bytes + 2 * sorted_bytes);
   p.sample_count = sampling.count;
   p.sample_rank = sampling.rank;
+  p.sample_spacing = select_sample_spacing(n, sampling.count);
   p.arrivals = lease.view().counter;
   p.exits = static_cast<unsigned int*>(lease.view().slot);
   // The slot's second 8-byte word: zero between calls, as the exits' word before it.

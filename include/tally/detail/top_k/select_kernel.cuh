@@ -117,6 +117,7 @@ struct select_params {
   select_key* samples;            // sample_count keys (the threshold's estimate)
   std::int64_t sample_count;      // 0: no threshold pass
   unsigned long long sample_rank; // the threshold: about the sample_rank-th best sample
+  std::int64_t sample_spacing;    // select_sample_spacing(n, sample_count)
   unsigned int* arrivals;         // zero between calls
   unsigned int* exits;            // zero between calls
   unsigned long long* candidates; // the threshold pass's count, zero between calls (so no
@@ -784,6 +785,30 @@ struct word_digit {
   }
 };
 
+/// Where the samples are: runs of select_sample_run adjacent items (a 32-byte sector of
+/// 4-byte values), m / select_sample_run of them spread evenly over the input, the first at
+/// its start and the last at its end; sample i is item i % run of run i / run. Runs of 512
+/// (a block's loads) cost as many sectors, but on data in order (ascending, descending,
+/// every item equal) the r-th best sample of 4096 then sat in the best run, r items from
+/// its end, and the threshold let in r items, fewer than k: the select started over on
+/// the input (k = 256 / 1024 at 2^14..2^18: 2.6x uniform data's time, the H200). With
+/// runs of 8 and a rank above 8 it lets in at least one spacing, n / (m / 8) items.
+inline constexpr int select_sample_run = 8;
+/// The runs' spacing is computed on the host (select_params::sample_spacing): a 64-bit
+/// division by a run-time count in the kernel spilled 44 bytes (sm_90).
+TALLY_HOST_DEVICE constexpr std::int64_t select_sample_spacing(std::int64_t n, std::int64_t m) {
+  return m / select_sample_run > 1 ? (n - select_sample_run) / (m / select_sample_run - 1) : 0;
+}
+struct sample_positions {
+  std::int64_t spacing;  // between the runs' starts: at least a run, as n >= m here
+  TALLY_HOST_DEVICE std::int64_t operator()(std::int64_t i) const {
+    return (i / select_sample_run) * spacing + i % select_sample_run;
+  }
+  /// How far sample i + count is from sample i, for count a multiple of the run (a
+  /// thread's positions are then one base and multiples of this).
+  TALLY_HOST_DEVICE std::int64_t step(std::int64_t count) const { return count / select_sample_run * spacing; }
+};
+
 /// A block's threshold from at most select_one_block_samples samples of values of at most
 /// 4 bytes, into t and t_bits; false when the samples cannot split. Every block computes
 /// the same one from the same samples (no grid barrier waits for block 0's).
@@ -804,17 +829,16 @@ __device__ TALLY_FORCEINLINE bool block_threshold(const P& p, select_shared& sh,
   const unsigned long long word_mask = total_bits == 64 ? ~0ull : (1ull << total_bits) - 1;
   unsigned long long word[per_thread];
   {
-    // The samples are per_thread runs of blockDim.x adjacent items spread over the input,
-    // the first at its start and the last at its end (the stream kernel's chunk_threshold
-    // reads): coalesced loads, where random positions cost a sector each. (n > 4096 here:
-    // select_sorts_all takes smaller inputs, so the runs do not overlap.)
-    const std::int64_t spacing = (p.n - blockDim.x) / (per_thread - 1);
+    // The samples: sample_positions (n > 4096 here: select_sorts_all takes smaller
+    // inputs, so the runs do not overlap).
+    const sample_positions where{p.sample_spacing};
+    const std::int64_t base = where(threadIdx.x), step = where.step(blockDim.x);
     std::int64_t at[per_thread];
     V value[per_thread];
 #pragma unroll
     for (int u = 0; u < per_thread; ++u) {
       const std::int64_t i = std::int64_t(u) * blockDim.x + threadIdx.x;
-      at[u] = std::int64_t(u) * spacing + threadIdx.x;
+      at[u] = base + std::int64_t(u) * step;
       if (i < m) value[u] = p.first[at[u]];
     }
     sample_word_bits bits;
@@ -870,9 +894,9 @@ __device__ TALLY_FORCEINLINE bool grid_samples_in_words(const P& p) {
 }
 
 /// The threshold from p.sample_count samples drawn by the whole grid, for values of at most
-/// 4 bytes whose keys pack in 64 bits (grid_samples_in_words): runs of select_threads
-/// adjacent items spread over the input (the first at its start, the last at its end),
-/// block b taking runs b, b + grid, ...; each thread keeps its packed words in registers.
+/// 4 bytes whose keys pack in 64 bits (grid_samples_in_words): at sample_positions, block b
+/// taking samples 512 b .. 512 b + 511, then the same 512 grid places on, ...; each thread
+/// keeps its packed words in registers.
 /// The bits they share, then two levels of histograms, each folded from the blocks' shared
 /// memory into st.sample_hist[level], a grid barrier (`barrier`) after each of the three;
 /// every block then finds the same buckets. In place of sample_pass, which drew random
@@ -886,7 +910,7 @@ __device__ bool grid_threshold_words(const P& p, select_shared& sh, unsigned lon
   using V = iter_value_t<decltype(p.first)>;
   select_state& st = *p.state;
   const std::int64_t runs = p.sample_count / select_threads;
-  const std::int64_t spacing = (p.n - select_threads) / (runs - 1);
+  const sample_positions where{p.sample_spacing};
   const int total_bits = p.key_bits + p.index_bits;
   const unsigned long long word_mask = total_bits == 64 ? ~0ull : (1ull << total_bits) - 1;
   unsigned long long word[select_grid_sample_runs];
@@ -895,7 +919,7 @@ __device__ bool grid_threshold_words(const P& p, select_shared& sh, unsigned lon
 #pragma unroll
     for (int q = 0; q < select_grid_sample_runs; ++q) {
       const std::int64_t r = blockIdx.x + std::int64_t(q) * gridDim.x;
-      if (r < runs) value[q] = static_cast<V>(p.first[r * spacing + threadIdx.x]);
+      if (r < runs) value[q] = static_cast<V>(p.first[where(r * select_threads + threadIdx.x)]);
     }
     sample_word_bits bits;
 #pragma unroll
@@ -903,14 +927,25 @@ __device__ bool grid_threshold_words(const P& p, select_shared& sh, unsigned lon
       const std::int64_t r = blockIdx.x + std::int64_t(q) * gridDim.x;
       word[q] = 0;
       if (r < runs) {
-        const select_key c = select_key_of(p, value[q], r * spacing + threadIdx.x);
+        const select_key c = select_key_of(p, value[q], where(r * select_threads + threadIdx.x));
         word[q] = (c.key << p.index_bits) | c.inv;
         bits.add(word[q], word_mask);
       }
     }
-    bits.publish(st.sample_bits, p.index_bits);  // zeroed by the kernel before its first barrier
+    // Into the block's shared words first, then one global atomic a word a block: every
+    // warp's atomics on the same four global words serialised (12.4 µs from the samples
+    // to past the next barrier at 2^23..2^24, 256 blocks of 16 warps, against 1.9 at 2^20
+    // with 16 blocks drawing; the H200, benchmarks/timeline).
+    if (threadIdx.x < 4) sh.bits[threadIdx.x] = 0;
+    __syncthreads();
+    bits.publish(sh.bits, p.index_bits);
+    __syncthreads();
+    if (threadIdx.x < 4 && sh.bits[threadIdx.x] != 0)  // st.sample_bits: zeroed before the first barrier
+      atomicOr(&st.sample_bits[threadIdx.x], sh.bits[threadIdx.x]);
   }
+  TALLY_STREAM_MARK(stream_mark_arrived);
   barrier();
+  TALLY_STREAM_MARK(stream_mark_chosen);
   return threshold_from_samples(
       p, st.sample_bits, sums, bucket,
       [&](int level, const select_key& under, int pos, int w) -> const unsigned long long* {
@@ -927,6 +962,8 @@ __device__ bool grid_threshold_words(const P& p, select_shared& sh, unsigned lon
         for (int i = threadIdx.x; i < select_buckets; i += blockDim.x)
           if (sh.hist[i] != 0) atomicAdd(&out[i], static_cast<unsigned long long>(sh.hist[i]));
         barrier();
+        if (level == 0) TALLY_STREAM_MARK(stream_mark_grid_first);
+        else TALLY_STREAM_MARK(stream_mark_grid_second);
         return out;
       },
       t, t_bits);

@@ -38,7 +38,12 @@ enum stream_timeline_slot : int {
   // threshold = past the first grid barrier; filtered = past the threshold pass's barrier
   // (value_count: its candidates); words_in = the candidates' keys in shared memory
   // (rank_and_write); written = the block's ranks counted and written.
-  stream_timeline_slots = 16
+  stream_timeline_slots = 16,
+  // The select kernel's grid-drawn samples (grid_threshold_words) reuse slots it leaves
+  // free: arrived = the samples read and their bits published; chosen = past the bits'
+  // barrier; these two = past each histogram level's barrier.
+  stream_mark_grid_first = stream_value_total,
+  stream_mark_grid_second = stream_value_kept,
 };
 
 #if defined(TALLY_STREAM_TIMELINE)
