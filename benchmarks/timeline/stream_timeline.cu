@@ -93,12 +93,19 @@ const phase phases[] = {
 };
 // The select kernel's (flat inputs it takes: k above the stream kernel's reach), by the
 // same slots (stream_timeline.cuh says what it marks with each).
+// 4096 samples: every block finds the threshold (its own rows, medians over the blocks);
+// more: the grid draws them after the first grid barrier ("grid:" rows).
 const phase select_phases[] = {
-    {"block 0: state zeroed", td::stream_mark_slot, td::stream_mark_start, -1},
-    {"block 0: samples read", td::stream_mark_words_out, td::stream_mark_slot, -1},
-    {"block 0: first histogram", td::stream_mark_cut, td::stream_mark_words_out, -1},
-    {"block 0: second, threshold", td::stream_mark_reads, td::stream_mark_cut, -1},
+    {"state zeroed", td::stream_mark_slot, td::stream_mark_start, -1},
+    {"4096 samples read", td::stream_mark_words_out, td::stream_mark_slot, -1},
+    {"first histogram", td::stream_mark_cut, td::stream_mark_words_out, -1},
+    {"second, threshold", td::stream_mark_reads, td::stream_mark_cut, -1},
     {"first grid barrier", td::stream_mark_threshold, td::stream_mark_reads, td::stream_mark_start},
+    {"grid: samples read", td::stream_mark_arrived, td::stream_mark_threshold, -1},
+    {"grid: their bits' barrier", td::stream_mark_chosen, td::stream_mark_arrived, -1},
+    {"grid: first histogram", td::stream_mark_grid_first, td::stream_mark_chosen, -1},
+    {"grid: second histogram", td::stream_mark_grid_second, td::stream_mark_grid_first, -1},
+    {"grid: threshold pass", td::stream_mark_filtered, td::stream_mark_grid_second, -1},
     {"threshold pass + barrier", td::stream_mark_filtered, td::stream_mark_threshold, -1},
     {"candidates' keys in", td::stream_mark_words_in, td::stream_mark_filtered, -1},
     {"ranks and writes", td::stream_mark_written, td::stream_mark_words_in, -1},
