@@ -34,7 +34,8 @@ inline std::int64_t select_buffer_capacity(std::int64_t n) {
   return capacity < n ? capacity : n;
 }
 
-/// The threshold's samples: n / 64 up to 2^16, then n / 256 (at least 2^16 from there), at
+/// The threshold's samples where select_samples_balanced (below) finds no sure count, and
+/// for 8-byte values: n / 64 up to 2^16, then n / 256 (at least 2^16 from there), at
 /// least 2^12 (or n), at most 2^18 (not asked for inputs one block sorts); none when the
 /// expected candidates would not fit a quarter of the buffer. (At 2^28 items 2^18 samples,
 /// about 16400 candidates that the select narrows before the sort, took 0.94x the time of
@@ -88,7 +89,7 @@ inline select_sampling select_samples(std::int64_t n, std::int64_t k, std::int64
   if (m > (std::int64_t(1) << 16)) m = n / 256 > (std::int64_t(1) << 16) ? n / 256 : std::int64_t(1) << 16;
   if (m < 4096) m = n < 4096 ? n : 4096;
   if (m > (std::int64_t(1) << 18)) m = std::int64_t(1) << 18;
-  // Whole runs of select_threads adjacent items (block_threshold, grid_threshold_words).
+  // Whole rows of select_threads samples (grid_threshold_words draws a block's at a time).
   if (m >= select_threads) m = m / select_threads * select_threads;
   const double expected = 1.5 * double(k) + 16.0 * double(n) / double(m);
   if (4.0 * expected > double(buffer_capacity)) return s;

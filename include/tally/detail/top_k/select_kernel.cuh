@@ -878,19 +878,19 @@ __device__ TALLY_FORCEINLINE bool block_threshold(const P& p, select_shared& sh,
       t, t_bits);
 }
 
-/// Runs of select_threads samples a block keeps in registers on the grid's way to the
-/// threshold (grid_threshold_words): at most 2^18 samples over 2 x SMs blocks (512 runs
+/// Rows of select_threads samples a block keeps in registers on the grid's way to the
+/// threshold (grid_threshold_words): at most 2^18 samples over 2 x SMs blocks (512 rows
 /// over 264 blocks on the H200) are at most 2 a block. A GPU of fewer than 128 SMs takes
 /// sample_pass at the largest sample counts (4 a block spilled 64 bytes, sm_90).
-inline constexpr int select_grid_sample_runs = 2;
+inline constexpr int select_grid_sample_rows = 2;
 
 /// Whether the grid's samples (more than block 0 takes) go the packed-word way: their keys
-/// pack in 64 bits, they are whole runs of select_threads items (select_samples), and at
-/// most select_grid_sample_runs runs a block.
+/// pack in 64 bits, they are whole rows of select_threads samples (select_samples), and at
+/// most select_grid_sample_rows rows a block.
 template <class P>
 __device__ TALLY_FORCEINLINE bool grid_samples_in_words(const P& p) {
   return p.key_bits + p.index_bits <= 64 && p.sample_count % select_threads == 0 &&
-         p.sample_count / select_threads <= std::int64_t(select_grid_sample_runs) * gridDim.x;
+         p.sample_count / select_threads <= std::int64_t(select_grid_sample_rows) * gridDim.x;
 }
 
 /// The threshold from p.sample_count samples drawn by the whole grid, for values of at most
@@ -909,24 +909,24 @@ __device__ bool grid_threshold_words(const P& p, select_shared& sh, unsigned lon
                                      Barrier barrier, select_key& t, int& t_bits) {
   using V = iter_value_t<decltype(p.first)>;
   select_state& st = *p.state;
-  const std::int64_t runs = p.sample_count / select_threads;
+  const std::int64_t rows = p.sample_count / select_threads;
   const sample_positions where{p.sample_spacing};
   const int total_bits = p.key_bits + p.index_bits;
   const unsigned long long word_mask = total_bits == 64 ? ~0ull : (1ull << total_bits) - 1;
-  unsigned long long word[select_grid_sample_runs];
+  unsigned long long word[select_grid_sample_rows];
   {
-    V value[select_grid_sample_runs] = {};
+    V value[select_grid_sample_rows] = {};
 #pragma unroll
-    for (int q = 0; q < select_grid_sample_runs; ++q) {
+    for (int q = 0; q < select_grid_sample_rows; ++q) {
       const std::int64_t r = blockIdx.x + std::int64_t(q) * gridDim.x;
-      if (r < runs) value[q] = static_cast<V>(p.first[where(r * select_threads + threadIdx.x)]);
+      if (r < rows) value[q] = static_cast<V>(p.first[where(r * select_threads + threadIdx.x)]);
     }
     sample_word_bits bits;
 #pragma unroll
-    for (int q = 0; q < select_grid_sample_runs; ++q) {
+    for (int q = 0; q < select_grid_sample_rows; ++q) {
       const std::int64_t r = blockIdx.x + std::int64_t(q) * gridDim.x;
       word[q] = 0;
-      if (r < runs) {
+      if (r < rows) {
         const select_key c = select_key_of(p, value[q], where(r * select_threads + threadIdx.x));
         word[q] = (c.key << p.index_bits) | c.inv;
         bits.add(word[q], word_mask);
@@ -953,8 +953,8 @@ __device__ bool grid_threshold_words(const P& p, select_shared& sh, unsigned lon
         for (int i = threadIdx.x; i < select_buckets; i += blockDim.x) sh.hist[i] = 0;
         __syncthreads();
 #pragma unroll
-        for (int q = 0; q < select_grid_sample_runs; ++q) {
-          const bool valid = blockIdx.x + std::int64_t(q) * gridDim.x < runs;
+        for (int q = 0; q < select_grid_sample_rows; ++q) {
+          const bool valid = blockIdx.x + std::int64_t(q) * gridDim.x < rows;
           if (valid && d.running(word[q])) atomicAdd(&sh.hist[d.digit(word[q])], 1u);
         }
         __syncthreads();
