@@ -56,23 +56,31 @@ struct select_sampling {
 /// `rank` samples fall among the k best (a Poisson count of mean q = k m / n), and more
 /// than the ranks' capacity (`rank_capacity` keys) when fewer than `rank` fall among the
 /// best that many (mean rank_capacity m / n). rank = q + 3 sqrt(q) + 2 (Poisson tails of
-/// 0.02-0.1% for q of 1 to 64), at least a run of samples and one (sample_positions: data
-/// in order), and at most that second mean less three of its deviations. select_samples'
+/// 0.02-0.1% for q of 1 to 64: too few start the select over on the input), at least a run
+/// of samples and one (sample_positions: data in order), and at most that second mean less
+/// three of its deviations; two (a tail under 1%: too many cost radix passes over the
+/// buffer, a few µs) for 4096 samples, whose threshold every block finds with no grid
+/// barrier, and where three leave no count. On the H200 two everywhere took k = 1024 at
+/// 2^19 to 4096 samples (0.84x the time) and at 2^25 to 2^18 (0.70x), but 1.02-1.13x at
+/// 2^20..2^24, where the samples it saves cost more candidates to rank. select_samples'
 /// margin (1.5 k + 16 n / m) expected 4480 candidates at 2^24, k = 256 (2^16 samples), so
 /// that a draw went to the radix passes over the buffer about every other time (53 or 94
 /// µs, the H200); here 2^17 samples and 1152. None (count 0) where no count up to 2^18
 /// is sure enough (k above about 1000 at 2^20 and up).
 inline select_sampling select_samples_balanced(std::int64_t n, std::int64_t k, std::int64_t rank_capacity) {
   select_sampling s;
-  for (std::int64_t m = select_one_block_samples; m <= (std::int64_t(1) << 18); m *= 2) {
-    if (m >= n || (m > select_one_block_samples && m > n / 16)) break;
-    const double q = double(k) * double(m) / double(n);
-    const double q_over = double(rank_capacity) * double(m) / double(n);
-    const double rank = std::max(std::ceil(q + 3.0 * std::sqrt(q) + 2.0), double(select_sample_run + 1));
-    if (rank <= q_over - 3.0 * std::sqrt(q_over) && rank <= double(m / 4)) {
-      s.count = m;
-      s.rank = static_cast<unsigned long long>(rank);
-      return s;
+  for (const bool last_resort : {false, true}) {
+    for (std::int64_t m = select_one_block_samples; m <= (std::int64_t(1) << 18); m *= 2) {
+      if (m >= n || (m > select_one_block_samples && m > n / 16)) break;
+      const double q = double(k) * double(m) / double(n);
+      const double q_over = double(rank_capacity) * double(m) / double(n);
+      const double deviations = last_resort || m == select_one_block_samples ? 2.0 : 3.0;
+      const double rank = std::max(std::ceil(q + 3.0 * std::sqrt(q) + 2.0), double(select_sample_run + 1));
+      if (rank <= q_over - deviations * std::sqrt(q_over) && rank <= double(m / 4)) {
+        s.count = m;
+        s.rank = static_cast<unsigned long long>(rank);
+        return s;
+      }
     }
   }
   return s;
