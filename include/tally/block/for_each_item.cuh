@@ -176,18 +176,20 @@ __device__ TALLY_FORCEINLINE int for_each_item(const input_range<It>& in, Conver
   return full_tiles > 0 ? Threads : (count < Threads ? count : Threads);
 }
 
-/// for_each_item for a kernel that only ever runs on inputs of at most one tile (a
+/// The reading of a kernel that only ever runs on inputs of at most one tile (a
 /// small-input kernel whose limit is its tile, so its grid is one block): each thread loads
-/// its share of the tile, all of its loads issued before the first use, and calls
-/// `on_item` for each item. One round of loads, where the tile loop would read a partial
+/// its share of the tile, all of its loads issued before the first use, then calls
+/// `body(each)` once, where `each(f)` calls f(value, index) for each of the thread's items
+/// as read, from registers (as often as the body likes: a filter's bar first, then the
+/// items that pass it). One round of loads, where the tile loop would read a partial
 /// tile item by item, a load latency per few items. There is no loop over tiles, and the
 /// code stays small, which at these sizes is part of a kernel's time: guarded loads of the
 /// partial tile added to for_each_item made its full tiles 7-8% slower (H100,
-/// docs/performance.md#small-reductions). Returns the number of threads given at least
-/// one item (a prefix of the threads).
-template <int Threads, int ItemsPerThread, class T, class It, class Convert, class OnItem>
-__device__ TALLY_FORCEINLINE int for_each_item_of_one_tile(const input_range<It>& in, Convert convert,
-                                                           OnItem&& on_item) {
+/// docs/performance.md#small-reductions). Every thread calls the body (it may use warp
+/// collectives). Returns the number of threads given at least one item (a prefix of the
+/// threads).
+template <int Threads, int ItemsPerThread, class It, class Body>
+__device__ TALLY_FORCEINLINE int read_one_tile(const input_range<It>& in, Body&& body) {
   const int tid = static_cast<int>(threadIdx.x);
   const int n = static_cast<int>(in.n);  // at most one tile
   using V = iter_value_t<It>;
@@ -206,37 +208,48 @@ __device__ TALLY_FORCEINLINE int for_each_item_of_one_tile(const input_range<It>
 #pragma unroll
         for (int j = 0; j < loads; ++j) loaded[j] = first_word[min(j * Threads + tid, words - 1)];
       }
-#pragma unroll
-      for (int j = 0; j < loads; ++j) {
-        if (j * Threads + tid < words) {
-          V lanes[shape::width];
-          memcpy(lanes, &loaded[j], sizeof(lanes));
-#pragma unroll
-          for (int k = 0; k < shape::width; ++k) {
-            const std::int64_t index = in.head + std::int64_t(j * Threads + tid) * shape::width + k;
-            on_item(convert(lanes[k], index));
-          }
-        }
-      }
       // Item i < head is the head's; item i >= head is after the last word.
       const int singles = n - words * shape::width;
-      const int after_words = words * shape::width;
-      if (tid < singles) {
-        const std::int64_t index = tid < in.head ? std::int64_t(tid) : std::int64_t(after_words + tid);
-        on_item(convert(in.first[index], index));
-      }
+      const std::int64_t single_index = tid < in.head ? std::int64_t(tid) : std::int64_t(words * shape::width + tid);
+      V single{};
+      if (tid < singles) single = in.first[single_index];
+      body([&](auto&& f) {
+#pragma unroll
+        for (int j = 0; j < loads; ++j) {
+          if (j * Threads + tid < words) {
+            V lanes[shape::width];
+            memcpy(lanes, &loaded[j], sizeof(lanes));
+#pragma unroll
+            for (int k = 0; k < shape::width; ++k)
+              f(lanes[k], in.head + std::int64_t(j * Threads + tid) * shape::width + k);
+          }
+        }
+        if (tid < singles) f(single, single_index);
+      });
       const int holders = words > singles ? words : singles;
       return holders < Threads ? holders : Threads;
     }
   }
-  T items[ItemsPerThread];
+  V items[ItemsPerThread];
 #pragma unroll
   for (int j = 0; j < ItemsPerThread; ++j)
-    if (j * Threads + tid < n) items[j] = convert(in.first[j * Threads + tid], std::int64_t(j * Threads + tid));
+    if (j * Threads + tid < n) items[j] = in.first[j * Threads + tid];
+  body([&](auto&& f) {
 #pragma unroll
-  for (int j = 0; j < ItemsPerThread; ++j)
-    if (j * Threads + tid < n) on_item(items[j]);
+    for (int j = 0; j < ItemsPerThread; ++j)
+      if (j * Threads + tid < n) f(items[j], std::int64_t(j * Threads + tid));
+  });
   return n < Threads ? n : Threads;
+}
+
+/// read_one_tile with each item converted and handed to `on_item`.
+template <int Threads, int ItemsPerThread, class It, class Convert, class OnItem>
+__device__ TALLY_FORCEINLINE int for_each_item_of_one_tile(const input_range<It>& in, Convert convert,
+                                                           OnItem&& on_item) {
+  using V = iter_value_t<It>;
+  return read_one_tile<Threads, ItemsPerThread>(in, [&](auto&& each) {
+    each([&](const V& value, std::int64_t index) { on_item(convert(value, index)); });
+  });
 }
 
 /// An operator may offer `insert(acc, item)`, a cheaper fold of one converted item into an
@@ -256,6 +269,9 @@ struct has_insert<Op, T, std::void_t<decltype(std::declval<const Op&>().insert(s
 ///   bar_value(key)       the value of a key.
 ///   may_enter(raw, bar)  false when the item, as read, cannot enter an accumulator
 ///                        whose bar_key is key, nor any of the warp's with a larger one.
+///   value_key(raw)       an item's value as read, as a key of bar_key's order.
+///   worse(raw, bar)      whether the item is strictly worse than the value: false for an
+///                        equal item and for a NaN.
 template <class Convert, class T, class V, class = void>
 struct has_item_filter : std::false_type {};
 template <class Convert, class T, class V>
@@ -272,6 +288,33 @@ struct raw_item {
   V value;
   std::int64_t index;
 };
+
+/// Inserts a warp's first items (`each(f)` calls f(value, index) for each of this lane's,
+/// from registers), where no lane holds a bar yet, past a bar taken from the items as read:
+/// each lane's best item L (a native compare an item, no conversion), then the bar = the
+/// second best of the warp's 32 L by their keys. At least two lanes' L are at least as good
+/// as the bar and get in (an equal item or a NaN is never excluded here: the test is
+/// `worse`, strict, since the bar's holders need not have the lower indices), so an item
+/// strictly worse than the bar loses to two keys the warp keeps. On uniform data about 2
+/// of a warp's 256 items at 8 a lane get in, where all 256 were converted and inserted:
+/// the whole fold of an input of one tile a thread. All 32 lanes must call it; a lane
+/// without items offers the lowest key.
+template <class V, class T, class Each, class Convert, class Op>
+__device__ TALLY_FORCEINLINE void insert_past_first_bar(T& acc, Each&& each, const Convert& convert, const Op& op) {
+  V best{};
+  bool has = false;
+  each([&](const V& value, std::int64_t) {
+    if (!has || convert.may_enter(value, best)) best = value;
+    has = true;
+  });
+  const unsigned int mine = has ? convert.value_key(best) : 0u;
+  const unsigned int top = warp_max(mine);
+  const bool shared_top = __popc(__ballot_sync(full_warp_mask, mine == top)) > 1;
+  const auto bar = convert.bar_value(shared_top ? top : warp_max(mine == top ? 0u : mine));
+  each([&](const V& value, std::int64_t index) {
+    if (!convert.worse(value, bar)) op.insert(acc, convert(value, index));
+  });
+}
 
 /// The full tiles of an operator with `insert` under a conversion with a filter: per tile,
 /// the warp's bar (the largest of its lanes' bar_key: a lane's items must beat the best
@@ -293,8 +336,12 @@ __device__ TALLY_FORCEINLINE void insert_passing(T& acc, const raw_item<V> (&ite
     for (int j = 0; j < ItemsPerThread; ++j)
       if (convert.may_enter(items[j].value, bar)) op.insert(acc, convert(items[j].value, items[j].index));
   } else {
+    // The warp's first tile: no lane holds two keys yet.
+    const auto each = [&](auto&& f) {
 #pragma unroll
-    for (int j = 0; j < ItemsPerThread; ++j) op.insert(acc, convert(items[j].value, items[j].index));
+      for (int j = 0; j < ItemsPerThread; ++j) f(items[j].value, items[j].index);
+    };
+    insert_past_first_bar<V>(acc, each, convert, op);
   }
 }
 
@@ -313,8 +360,12 @@ __device__ T thread_accumulate(const input_range<It>& in, Convert convert, Op op
       valid = for_each_item<Threads, ItemsPerThread, raw_item<V>, true>(
           in, as_read, [&](raw_item<V> (&items)[ItemsPerThread]) { insert_passing(acc, items, convert, op); },
           [&](const raw_item<V>& item) { op.insert(acc, convert(item.value, item.index)); });
+    } else if constexpr (OneTile && has_item_filter<Convert, T, V>::value) {
+      // One round: every item of the thread is a first item.
+      valid = read_one_tile<Threads, ItemsPerThread>(
+          in, [&](auto&& each) { insert_past_first_bar<V>(acc, each, convert, op); });
     } else if constexpr (OneTile) {
-      valid = for_each_item_of_one_tile<Threads, ItemsPerThread, T>(in, convert, on_item);
+      valid = for_each_item_of_one_tile<Threads, ItemsPerThread>(in, convert, on_item);
     } else {
       valid = for_each_item<Threads, ItemsPerThread, T, true>(
           in, convert,
@@ -330,7 +381,7 @@ __device__ T thread_accumulate(const input_range<It>& in, Convert convert, Op op
     bool has = false;
     const auto on_item = [&](const T& item) { accumulate(acc, has, item, op); };
     if constexpr (OneTile) {
-      valid = for_each_item_of_one_tile<Threads, ItemsPerThread, T>(in, convert, on_item);
+      valid = for_each_item_of_one_tile<Threads, ItemsPerThread>(in, convert, on_item);
     } else {
       valid = for_each_item<Threads, ItemsPerThread, T>(
           in, convert, [&](T (&items)[ItemsPerThread]) { accumulate(acc, has, fold_tree(items, op), op); },

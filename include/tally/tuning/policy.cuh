@@ -42,7 +42,7 @@ enum class kernel_class {
   // classes have one (measured to pay: docs/performance.md#small-inputs,
   // #small-reductions); an architecture without such a rule runs its class's kernel at
   // every size. A reduction's small-input kernel whose limit is at most its tile reads its
-  // input in one round of loads (for_each_item_of_one_tile, block/for_each_item.cuh).
+  // input in one round of loads (read_one_tile, block/for_each_item.cuh).
   top_k_small,              ///< top_k<K>, K >= 3
   top2_small,               ///< top_k<1>, top_k<2>
   copy_if_small,            ///< stable copy_if

@@ -53,6 +53,16 @@ __device__ TALLY_FORCEINLINE unsigned int warp_max(unsigned int value) {
 #endif
 }
 
+/// The largest 64-bit word of the warp, in every lane: the largest high half, then the
+/// largest low half among the lanes that hold it (two REDUX from sm_80, where five
+/// rounds of two 32-bit shuffles, a compare and a select each made a chain of about 175
+/// cycles). All 32 lanes must call it.
+__device__ TALLY_FORCEINLINE unsigned long long warp_max_word(unsigned long long w) {
+  const unsigned int high = warp_max(static_cast<unsigned int>(w >> 32));
+  const unsigned int low = warp_max(static_cast<unsigned int>(w >> 32) == high ? static_cast<unsigned int>(w) : 0u);
+  return (static_cast<unsigned long long>(high) << 32) | low;
+}
+
 /// The OR of one unsigned value per lane, in every lane; all 32 lanes must call it. One
 /// REDUX instruction from sm_80 on, a butterfly of shuffles before.
 __device__ TALLY_FORCEINLINE unsigned int warp_or(unsigned int value) {
@@ -68,16 +78,30 @@ __device__ TALLY_FORCEINLINE unsigned int warp_or(unsigned int value) {
 /// Reduces one value per lane over the first `valid` lanes of a warp; lane 0 gets the
 /// result (other lanes hold partial results). All 32 lanes must call it.
 /// The order of combination is fixed by lane numbers, so the result is deterministic.
+/// An operator may fold a whole warp itself (`op.warp_fold(value)`: every lane calls it,
+/// lane 0 gets the result), e.g. with REDUX where the shuffle tree's rounds cost more;
+/// lanes without a value then offer `Op::empty_accumulator()`, which must leave any value
+/// as it is.
+template <class Op, class T, class = void>
+struct has_warp_fold : std::false_type {};
+template <class Op, class T>
+struct has_warp_fold<Op, T, std::void_t<decltype(std::declval<const Op&>().warp_fold(std::declval<const T&>())),
+                                        decltype(Op::empty_accumulator())>> : std::true_type {};
+
 template <bool Full, class T, class Op>
 __device__ TALLY_FORCEINLINE T warp_reduce(T value, int valid, Op op) {
   const int lane = static_cast<int>(threadIdx.x) & 31;
+  if constexpr (has_warp_fold<Op, T>::value) {
+    return op.warp_fold(Full || lane < valid ? value : Op::empty_accumulator());
+  } else {
 #pragma unroll
-  for (int offset = 16; offset > 0; offset /= 2) {
-    const T other = shuffle_down(value, offset);
-    // Lanes at or past `valid` hold no value: never fold them in.
-    if (Full || lane + offset < valid) value = op(value, other);
+    for (int offset = 16; offset > 0; offset /= 2) {
+      const T other = shuffle_down(value, offset);
+      // Lanes at or past `valid` hold no value: never fold them in.
+      if (Full || lane + offset < valid) value = op(value, other);
+    }
+    return value;
   }
-  return value;
 }
 
 }  // namespace detail

@@ -30,13 +30,15 @@ struct has_seeds<Plan, Out,
 
 /// A small-input kernel whose limit is above its tile (top2_small) reads an input of up to
 /// one_round_tiles tiles in one block and one round: each thread issues the loads of all
-/// its items at once (for_each_item_of_one_tile), where the tile loop would wait a round
-/// trip a tile and more blocks would pay a scratch lease and the combine; the tile itself
-/// stays small for the sizes above, where more blocks pay. 8: at 128 x 8, 64 items a
-/// thread (32 up to 4 tiles). top_k<2>'s GPU time ÷ dd57f55's on the H100 (float / int32):
-/// at 2^12 four blocks 1.07-1.09 / 1.15, one round 0.95 / 0.91; at 2^13 eight blocks
-/// 0.88 / 1.01-1.06, one round 1.01 / 0.97 (docs/performance.md#top2-one-round).
-inline constexpr int one_round_tiles = 8;
+/// its items at once (read_one_tile), where the tile loop would wait a round trip a tile
+/// and more blocks would pay a scratch lease and the combine; the tile itself stays small
+/// for the sizes above, where more blocks pay. top_k<2>'s GPU time ÷ dd57f55's on the H100
+/// (float / int32): at 2^12 four blocks 1.07-1.09 / 1.15, one round 0.95 / 0.91; at 2^13
+/// eight blocks 0.88 / 1.01-1.06, one round 1.01 / 0.97 (docs/performance.md#top2-one-round).
+/// 4, not 8: the round's registers are the whole kernel's (32 items a thread at 256 x 8:
+/// 80 registers, three blocks an SM; 64 items: 139-182, one block an SM), and the kernel
+/// also runs every size up to 2^21 (docs/performance.md#top2-occupancy).
+inline constexpr int one_round_tiles = 4;
 
 /// The most items a one-block grid of Selector's kernel reads in one round (0: none; the
 /// host launches one block for inputs up to this), from the kernel's policy and limit

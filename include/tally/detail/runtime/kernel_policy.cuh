@@ -84,17 +84,6 @@ __host__ __device__ constexpr tuning::launch_policy compiled_policy() {
   return Selector::for_arch(TALLY_COMPILED_ARCH);
 }
 
-/// Whether kernels of class `kind` run at most one block per SM: top_k<1> and <2> (a
-/// reduction of packed pairs) do. Each block ends with an atomic insert into the slot whose
-/// cost does not shrink with the block's share of the input; the H100 A/B of 2026-11-25
-/// (docs/performance.md#small-inputs) ran top_k<2> at 2^22 at 1.11-1.17x dd57f55's time
-/// with two 1024-thread blocks per SM and 1.00x with one (dd57f55's kernel used more
-/// registers and had one). top_k<K> lists do not: one block per SM made float top_k<8>
-/// 8-19% faster at 2^22..2^28 but int32 top_k<8> (ties) 3-5% slower at 2^26..2^28.
-TALLY_HOST_DEVICE constexpr bool one_block_per_sm(tuning::kernel_class kind) {
-  return kind == tuning::kernel_class::top2 || kind == tuning::kernel_class::top2_small;
-}
-
 /// Whether the kernel compiled from Selector for the architecture being compiled is ever
 /// launched: not a small-input kernel that the architecture's tables have no rule for
 /// (max_items < 0). Such a kernel is compiled with an empty body, so that a call site pays
@@ -130,7 +119,9 @@ kernel_shape shape_of(const char* algorithm, const device_context& ctx) {
     throw_error(algorithm, "no tuning rule covers this call on this architecture (a bug in a tuning table)");
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&shape.blocks_per_sm, Kernel, shape.policy.threads, 0),
         algorithm, "cannot compute the kernel's occupancy");
-  if (shape.blocks_per_sm < 1 || one_block_per_sm(Selector::kind)) shape.blocks_per_sm = 1;
+  // Every class as many blocks an SM as fit; top_k<1>/<2> ran one block an SM until
+  // 2026-11-29 (docs/performance.md#top2-occupancy).
+  if (shape.blocks_per_sm < 1) shape.blocks_per_sm = 1;
   shape.max_items = Selector::max_items(shape.arch);
   if (cacheable) {
     static std::mutex mutex;

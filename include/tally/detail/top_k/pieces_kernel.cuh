@@ -863,16 +863,6 @@ __device__ void top_k_warp_rows(const P& p, W* buffer, W* chosen) {
 
 inline constexpr unsigned int warps_never_refine = 0xffffffffu;
 
-/// The largest 64-bit word of the warp, in every lane: the largest high half, then the
-/// largest low half among the lanes that hold it (two REDUX from sm_80, where five
-/// rounds of two 32-bit shuffles, a compare and a select each made a chain of about 175
-/// cycles). All 32 lanes must call it.
-__device__ TALLY_FORCEINLINE unsigned long long warp_max_word(unsigned long long w) {
-  const unsigned int high = warp_max(static_cast<unsigned int>(w >> 32));
-  const unsigned int low = warp_max(static_cast<unsigned int>(w >> 32) == high ? static_cast<unsigned int>(w) : 0u);
-  return (static_cast<unsigned long long>(high) << 32) | low;
-}
-
 /// From each thread's best word (0: none): each warp's j-th best of its lanes' (taken out
 /// one a round), and the m-th best of the warps' (j = ceil(need / m)). The m best warps'
 /// j best lanes hold m j >= need distinct words at least as good, so at least `need` words

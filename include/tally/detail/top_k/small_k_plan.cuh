@@ -43,6 +43,16 @@ struct top2_merge {
     }
   }
   __host__ __device__ static constexpr top2_keys empty_accumulator() { return {0, 0}; }
+  /// A warp's fold (warp/shuffle.cuh's warp_reduce), in every lane: the best key by two
+  /// REDUX (warp_max_word), then the best of the rest, each lane offering its second if it
+  /// holds the best, else its first (keys are distinct but the empty 0s). Four REDUX where
+  /// the shuffle tree took five dependent rounds of four 32-bit shuffles and a pair merge:
+  /// float top_k<2> at 2^21 / 2^22 went from 0.82 / 0.95 to 0.77 / 0.89 of the time before
+  /// this change set (H200, docs/performance.md#top2-occupancy).
+  __device__ static top2_keys warp_fold(const top2_keys& mine) {
+    const unsigned long long first = warp_max_word(mine.first);
+    return {first, warp_max_word(mine.first == first ? mine.second : mine.first)};
+  }
 
   /// The atomic backend's fold of a block's pair into the slot's two 64-bit words
   /// (first, second; 0 = nothing yet), without a CAS loop: a 16-byte CAS costs a read
@@ -97,6 +107,18 @@ struct convert_to_top2 {
   template <class V>
   __device__ TALLY_FORCEINLINE bool may_enter(const V& raw, const V& bar) const {
     return Packed::largest_wins ? !(raw <= bar) : !(bar <= raw);
+  }
+  // The first tile's bar (insert_passing): keys in bar_key's order, and the strict test
+  // that never excludes an equal item or a NaN, since there the bar's holders' indices
+  // need not be below the tile's.
+  template <class V>
+  __device__ TALLY_FORCEINLINE std::uint32_t value_key(const V& raw) const {
+    const std::uint32_t key = to_order_key(raw);
+    return Packed::largest_wins ? key : ~key;
+  }
+  template <class V>
+  __device__ TALLY_FORCEINLINE bool worse(const V& raw, const V& bar) const {
+    return Packed::largest_wins ? raw < bar : bar < raw;
   }
 };
 
