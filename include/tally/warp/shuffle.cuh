@@ -75,9 +75,6 @@ __device__ TALLY_FORCEINLINE unsigned int warp_or(unsigned int value) {
 #endif
 }
 
-/// Reduces one value per lane over the first `valid` lanes of a warp; lane 0 gets the
-/// result (other lanes hold partial results). All 32 lanes must call it.
-/// The order of combination is fixed by lane numbers, so the result is deterministic.
 /// An operator may fold a whole warp itself (`op.warp_fold(value)`: every lane calls it,
 /// lane 0 gets the result), e.g. with REDUX where the shuffle tree's rounds cost more;
 /// lanes without a value then offer `Op::empty_accumulator()`, which must leave any value
@@ -88,6 +85,10 @@ template <class Op, class T>
 struct has_warp_fold<Op, T, std::void_t<decltype(std::declval<const Op&>().warp_fold(std::declval<const T&>())),
                                         decltype(Op::empty_accumulator())>> : std::true_type {};
 
+/// Reduces one value per lane over the first `valid` lanes of a warp; lane 0 gets the
+/// result (other lanes hold partial results). All 32 lanes must call it.
+/// The order of combination is fixed by lane numbers, so the result is deterministic.
+/// Where the operator has a warp_fold (above), that is the whole reduction.
 template <bool Full, class T, class Op>
 __device__ TALLY_FORCEINLINE T warp_reduce(T value, int valid, Op op) {
   const int lane = static_cast<int>(threadIdx.x) & 31;

@@ -113,8 +113,7 @@ struct convert_to_top2 {
   // need not be below the tile's.
   template <class V>
   __device__ TALLY_FORCEINLINE std::uint32_t value_key(const V& raw) const {
-    const std::uint32_t key = to_order_key(raw);
-    return Packed::largest_wins ? key : ~key;
+    return Packed::key::high(Packed::key::make(raw, 0));
   }
   template <class V>
   __device__ TALLY_FORCEINLINE bool worse(const V& raw, const V& bar) const {
