@@ -10,7 +10,8 @@
 // rows split across blocks on one stream with more and more rows, pitched rows, CSR with runs of empty segments (int32 and int64 offsets), the
 // begin/end form; k = 1, 2, 31, 32, 33, 100, 1024, 2048; data random, constant,
 // ascending, descending, NaN, +-inf, zeros of both signs, three distinct values, periodic
-// data that defeats the strata (the exact select); float, int32, double (16-byte words),
+// data that defeats the strata (the exact select), a split row whose chunk bars keep fewer
+// than k (the cut's own threshold then); float, int32, double (16-byte words),
 // int8, half; tally::less<> and tally::greater<>. One row of 2^31 + 5 items (a
 // transform iterator) with a closed-form answer. Bad arguments. Built against CCCL >= 3.5
 // (scripts/gpu-check.sh --cccl-dir): rows against cub::DeviceBatchedTopK, as multisets.
@@ -187,6 +188,26 @@ TEST_CASE("top_k over rows a block a row: the best items all where the threshold
   top_k_pieces::device_buffer<float> d(v);
   const tally::rows_t r = tally::rows(rows, length);
   for (long long k : {50LL, 256LL}) top_k_pieces::check_pieces(d.data(), v, r, r, k, tally::less<>{}, "reads hold the best");
+}
+
+TEST_CASE("top_k over rows split across blocks: a chunk's bar above all but a few items (the row's bar leaves fewer than k)") {
+  // A row split in 2..16 chunks cuts its candidates at the best of the chunks' bars (the
+  // m-th best of a chunk's 16 warps' best threshold reads; stream_bar_warps) where at least
+  // k reach it. Here every warp of each row's first chunk reads one planted item, 1000 +
+  // warp, at the chunk's start (thread 32 w's first read), so the bar is one of them and
+  // only a few items of the row reach it: the cut must fall back to its own threshold.
+  for (long long rows : {1LL, 64LL}) {
+    const long long length = 1 << 17;
+    std::vector<float> v(static_cast<std::size_t>(rows * length));
+    for (long long i = 0; i < rows * length; ++i)
+      v[static_cast<std::size_t>(i)] = static_cast<float>(tt::hash(static_cast<std::uint64_t>(i), 13) >> 40) / 16777216.f;
+    for (long long row = 0; row < rows; ++row)
+      for (int w = 0; w < 16; ++w) v[static_cast<std::size_t>(row * length + 32 * w)] = 1000.f + static_cast<float>(w);
+    top_k_pieces::device_buffer<float> d(v);
+    const tally::rows_t r = tally::rows(rows, length);
+    for (long long k : {16LL, 32LL, 50LL, 64LL})
+      top_k_pieces::check_pieces(d.data(), v, r, r, k, tally::less<>{}, "planted bar");
+  }
 }
 
 TEST_CASE("top_k over rows: data periodic with the strata (128 items) and rare spikes") {

@@ -42,8 +42,11 @@
 // can fail (chunk_threshold); one pass appends the items that beat it to shared memory,
 // the block adds them to the row's words in scratch, and the last block of the row
 // chooses and sorts the k best of them all. No samples, no select and no sort a block.
-// Rows of at most pieces_top_k_stream_chunk items, enough of them to fill the GPU, take
-// it too, a block a row: the block chooses from its own buffer, with no scratch.
+// A row in 2..16 chunks also has a bar a chunk (stream_bar_warps), below which nothing of
+// the chunk was left out; the last block cuts the row's words at the best bar where at
+// least k reach it, with no threshold of its own to find. Rows of at most
+// pieces_top_k_stream_chunk items, enough of them to fill the GPU, take it too, a block a
+// row: the block chooses from its own buffer, with no scratch.
 
 #include <tally/detail/float_order.cuh>
 #include <tally/detail/runtime/pdl.cuh>
@@ -175,6 +178,12 @@ struct pieces_top_k_params {
   // Whole rows that stream (chunks == 1): what chunk_threshold's reads must leave at least
   // as good, a scaled k (stream_threshold_ask); 0: need, the exact one.
   unsigned int ask;
+  // Rows split in 2..16 chunks that stream (stream_bar_warps; 0: none): each chunk's bar
+  // is the bar_warps-th best of its warps' best threshold reads, or its threshold if
+  // higher, a word a chunk in `bars` (chunks a row); the row's last block cuts its words
+  // at the best of the bars (stream_choose).
+  unsigned int bar_warps = 0;
+  unsigned long long* bars = nullptr;
 };
 
 /// Shared memory beside the dynamic buffers.
@@ -189,6 +198,9 @@ struct pieces_top_k_shared {
   bool last;  // the last block of its piece to finish (chunks > 1)
   unsigned long long threshold;                             // warps_threshold's
   unsigned long long warp_words[pieces_top_k_threads / 32];  // warps_threshold's: a word a warp
+  unsigned long long warp_tops[pieces_top_k_threads / 32];   // a chunk's bar: each warp's best read
+  unsigned long long bar;      // a chunk's bar: its final threshold (top_k_stream_filter)
+  unsigned long long row_bar;  // the row's last block: the best of its chunks' bars
 };
 
 /// The value's order key as the word holds it (inverted for tally::greater<>).
@@ -226,6 +238,33 @@ __device__ TALLY_FORCEINLINE void piece_append(unsigned int* count, W* buffer, b
   base = __shfl_sync(0xffffffffu, base, leader);
   const unsigned int at = base + __popc(mask & ((1u << lane) - 1u));
   if (want && at < capacity) buffer[at] = w;
+}
+
+/// piece_append of N words a lane at once, with one atomic a warp (the stream kernel's cut:
+/// of 1800 words at k = 50, some 120 get in, and an atomic a ballot left most of a warp's
+/// time waiting on the count).
+template <int N, class W>
+__device__ TALLY_FORCEINLINE void piece_append_all(unsigned int* count, W* buffer, const bool (&want)[N],
+                                                   const W (&w)[N], unsigned int capacity) {
+  unsigned int mask[N];
+  unsigned int total = 0;
+#pragma unroll
+  for (int u = 0; u < N; ++u) {
+    mask[u] = __ballot_sync(0xffffffffu, want[u]);
+    total += static_cast<unsigned int>(__popc(mask[u]));
+  }
+  if (total == 0) return;
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  unsigned int base = 0;
+  if (lane == 0) base = atomicAdd(count, total);
+  base = __shfl_sync(0xffffffffu, base, 0);
+  const unsigned int below = (1u << lane) - 1u;
+#pragma unroll
+  for (int u = 0; u < N; ++u) {
+    const unsigned int at = base + static_cast<unsigned int>(__popc(mask[u] & below));
+    if (want[u] && at < capacity) buffer[at] = w[u];
+    base += static_cast<unsigned int>(__popc(mask[u]));
+  }
 }
 
 /// Appends every item of window[from..to) whose word is at least t (item i at position
@@ -967,6 +1006,15 @@ inline constexpr int pieces_top_k_threshold_items = 16;
 static_assert(pieces_top_k_min_chunk >= std::int64_t(pieces_top_k_threshold_items) * pieces_top_k_threads,
               "a chunk holds chunk_threshold's reads");
 
+/// A split row's chunk bar (p.bar_warps), first half: each warp's best threshold read, for
+/// top_k_stream_finish (warps_threshold syncs before they are read).
+template <class W, class P>
+__device__ TALLY_FORCEINLINE void stream_warp_tops(const P& p, W best, pieces_top_k_shared<W>& sh) {
+  if (!p.bar_warps) return;
+  const W top = warp_max_word(best);
+  if ((threadIdx.x & 31) == 0) sh.warp_tops[threadIdx.x >> 5] = top;
+}
+
 /// A threshold word for one chunk of a row (need <= pieces_top_k_stream_max_k, need <=
 /// length), from 16 runs of pieces_top_k_threads items spread
 /// over the chunk (the first at its start, the last at its end, so that ascending and
@@ -996,6 +1044,7 @@ __device__ W chunk_threshold(const P& p, It chunk, std::int64_t length, std::uin
       best = w > best ? w : best;
     }
     TALLY_STREAM_MARK(stream_mark_reads);
+    stream_warp_tops(p, best, sh);
     return warps_threshold(best, need, sh, stream_refines(p, need));
   }
   const std::int64_t spacing = (length - pieces_top_k_threads) / (runs - 1);
@@ -1006,6 +1055,7 @@ __device__ W chunk_threshold(const P& p, It chunk, std::int64_t length, std::uin
     best = w > best ? w : best;
   }
   TALLY_STREAM_MARK(stream_mark_reads);
+  stream_warp_tops(p, best, sh);
   // A whole row's scaled need (p.ask), redone exact on data in order (warps_threshold).
   const unsigned int ask = p.ask ? p.ask : need;
   return warps_threshold(best, ask, sh, stream_refines(p, ask), need);
@@ -1026,7 +1076,10 @@ __device__ unsigned int top_k_stream_filter(const P& p, It piece, std::int64_t f
   W t = chunk_threshold<W>(p, chunk, length, static_cast<std::uint32_t>(from), need, sh);
   TALLY_STREAM_MARK(stream_mark_threshold);
   for (;;) {
-    if (threadIdx.x == 0) sh.count = 0;
+    if (threadIdx.x == 0) {
+      sh.count = 0;
+      sh.bar = t;  // for the chunk's bar (top_k_stream_finish): every item left out is below t
+    }
     __syncthreads();
     piece_filter_pass<false>(p, chunk, length, static_cast<unsigned int>(from), t, buffer, &sh.count);
     __syncthreads();
@@ -1064,10 +1117,13 @@ __device__ unsigned int top_k_stream_filter(const P& p, It piece, std::int64_t f
 /// 6.0-7.0K. When more are left (k = 256 keeps some hundreds), choose_best over the kept;
 /// when more than the room, choose_best over the buffer, or a radix select over the words
 /// where they are. The cut reads them with four loads in flight a thread: from L2 the
-/// radix select's passes, a load at a time, were the slow part. Ends synchronised.
+/// radix select's passes, a load at a time, were the slow part. A row's bar (0: none; every
+/// item of the row left out of the words is below it) is the cut's threshold in place of
+/// warps_threshold's where at least `next` words reach it (exact: the best `next` of those
+/// are the row's); where fewer do, warps_threshold's cut follows. Ends synchronised.
 template <class W>
 __device__ void stream_choose(W* buffer, const unsigned long long* words, unsigned int count, unsigned int next,
-                              W* chosen, pieces_top_k_shared<W>& sh) {
+                              W* chosen, pieces_top_k_shared<W>& sh, W bar = W{0}) {
   constexpr unsigned int room = static_cast<unsigned int>(pieces_top_k_stream_room);
   constexpr int in_flight = 4;
   const auto word_at = [&](unsigned int i) { return words ? W(__ldcg(words + i)) : buffer[i]; };
@@ -1085,35 +1141,43 @@ __device__ void stream_choose(W* buffer, const unsigned long long* words, unsign
     // Ranks cost kept^2 compares (1024 words: 16 us on the H100), so the cut runs over
     // more than 256 words (one warp's sort, 36 stages, was no faster there).
     if (count > static_cast<unsigned int>(pieces_top_k_stream_max_k)) {
-      W best = 0;
-      for (unsigned int base = threadIdx.x; base < count; base += in_flight * blockDim.x) {
-        W w[in_flight];
+      for (W t = bar;; t = bar = W{0}) {
+        if (t == 0) {
+          W best = 0;
+          for (unsigned int base = threadIdx.x; base < count; base += in_flight * blockDim.x) {
+            W w[in_flight];
 #pragma unroll
-        for (int u = 0; u < in_flight; ++u) {
-          const unsigned int i = base + u * blockDim.x;
-          w[u] = i < count ? word_at(i) : W{0};
+            for (int u = 0; u < in_flight; ++u) {
+              const unsigned int i = base + u * blockDim.x;
+              w[u] = i < count ? word_at(i) : W{0};
+            }
+#pragma unroll
+            for (int u = 0; u < in_flight; ++u) best = w[u] > best ? w[u] : best;
+          }
+          t = warps_threshold(best, next, sh, 2 * next + 64);
         }
+        if (threadIdx.x == 0) sh.count = 0;
+        __syncthreads();
+        for (unsigned int base = 0; base < count; base += in_flight * blockDim.x) {
+          W w[in_flight];
 #pragma unroll
-        for (int u = 0; u < in_flight; ++u) best = w[u] > best ? w[u] : best;
+          for (int u = 0; u < in_flight; ++u) {
+            const unsigned int i = base + u * blockDim.x + threadIdx.x;
+            w[u] = i < count ? word_at(i) : W{0};
+          }
+          bool in[in_flight];
+#pragma unroll
+          for (int u = 0; u < in_flight; ++u) {
+            const unsigned int i = base + u * blockDim.x + threadIdx.x;
+            in[u] = i < count && piece_word_at_least(w[u], t);
+          }
+          piece_append_all(&sh.count, chosen, in, w, room);
+        }
+        __syncthreads();
+        kept = sh.count;
+        if (kept >= next || bar == 0) break;
+        __syncthreads();  // every thread has read sh.count before thread 0 zeroes it again
       }
-      const W t = warps_threshold(best, next, sh, 2 * next + 64);
-      if (threadIdx.x == 0) sh.count = 0;
-      __syncthreads();
-      for (unsigned int base = 0; base < count; base += in_flight * blockDim.x) {
-        W w[in_flight];
-#pragma unroll
-        for (int u = 0; u < in_flight; ++u) {
-          const unsigned int i = base + u * blockDim.x + threadIdx.x;
-          w[u] = i < count ? word_at(i) : W{0};
-        }
-#pragma unroll
-        for (int u = 0; u < in_flight; ++u) {
-          const unsigned int i = base + u * blockDim.x + threadIdx.x;
-          piece_append(&sh.count, chosen, i < count && piece_word_at_least(w[u], t), w[u], room);
-        }
-      }
-      __syncthreads();
-      kept = sh.count;
       TALLY_STREAM_MARK(stream_mark_cut);
       TALLY_STREAM_VALUE(stream_value_kept, kept);
     } else {
@@ -1171,13 +1235,29 @@ __device__ void stream_choose(W* buffer, const unsigned long long* words, unsign
 /// then the arrival (the threadfence pattern: the last block sees every block's words);
 /// the last block of the row chooses the k best of all the words and writes them.
 template <class W, class P, class It>
-__device__ void top_k_stream_finish(const P& p, std::int64_t s, It piece, unsigned int count, W* buffer, W* chosen,
+__device__ void top_k_stream_finish(const P& p, std::int64_t b, It piece, unsigned int count, W* buffer, W* chosen,
                                     pieces_top_k_shared<W>& sh) {
+  const std::int64_t s = b / p.chunks;  // the row (b: the block's chunk of all rows')
   const std::int64_t room = p.chunks * pieces_top_k_capacity;
   unsigned long long* words = p.chunks > 1 ? p.words + s * room : nullptr;
   unsigned int total = count;
   if (p.chunks > 1) {
-    if (threadIdx.x == 0) sh.bucket = static_cast<unsigned int>(atomicAdd(&p.counters[s], count));
+    if (threadIdx.x < 32) {
+      const unsigned long long before = threadIdx.x == 0 ? atomicAdd(&p.counters[s], count) : 0ull;
+      if (p.bar_warps) {
+        // The chunk's bar while the room's atomic is out: the bar_warps-th best of the
+        // warps' best threshold reads (chunk_threshold), or the threshold if higher (every
+        // item of the chunk left out is below both).
+        constexpr int warps = pieces_top_k_threads / 32;
+        const int lane = static_cast<int>(threadIdx.x);
+        const W top = lane < warps ? sh.warp_tops[lane] : W{0};
+        unsigned int above = 0;
+        for (int u = 0; u < warps; ++u) above += sh.warp_tops[u] >= top ? 1u : 0u;
+        const W bar = warp_max_word(lane < warps && above >= p.bar_warps ? top : W{0});
+        if (lane == 0) p.bars[b] = bar > sh.bar ? bar : sh.bar;  // published by the arrival, as the words
+      }
+      if (threadIdx.x == 0) sh.bucket = static_cast<unsigned int>(before);
+    }
     __syncthreads();
     TALLY_STREAM_MARK(stream_mark_slot);
     const unsigned int at = sh.bucket;
@@ -1221,11 +1301,17 @@ __device__ void top_k_stream_finish(const P& p, std::int64_t s, It piece, unsign
       const unsigned int i = u * pieces_top_k_threads + threadIdx.x;
       if (i < total) buffer[i] = w[u];
     }
-    __syncthreads();
   }
+  if (p.bar_warps && threadIdx.x < 32) {
+    // The row's bar: the best of its chunks' (p.bar_warps), loaded after the words (a
+    // register holding it across their loads cost the kernel 2-5% with no bar at all).
+    const W row_bar = warp_max_word(threadIdx.x < p.chunks ? W(__ldcg(p.bars + s * p.chunks + threadIdx.x)) : W{0});
+    if (threadIdx.x == 0) sh.row_bar = row_bar;
+  }
+  if (p.chunks > 1 && (in_buffer || p.bar_warps)) __syncthreads();
   TALLY_STREAM_MARK(stream_mark_words_in);
   TALLY_STREAM_VALUE(stream_value_total, total);
-  stream_choose(buffer, in_buffer ? nullptr : words, total, next, chosen, sh);
+  stream_choose(buffer, in_buffer ? nullptr : words, total, next, chosen, sh, p.bar_warps ? sh.row_bar : W{0});
   TALLY_STREAM_MARK(stream_mark_chosen);
   const std::int64_t out = s * p.k;
   for (std::int64_t j = threadIdx.x; j < p.k; j += blockDim.x) {
@@ -1364,7 +1450,7 @@ __global__ __launch_bounds__(pieces_top_k_threads, 2) void top_k_stream_kernel(
     const std::int64_t from = length * c / p.chunks, to = length * (c + 1) / p.chunks;
     TALLY_STREAM_MARK(stream_mark_start);
     const unsigned int count = top_k_stream_filter(p, piece, from, to, buffer, sh);
-    top_k_stream_finish(p, s, piece, count, buffer, chosen, sh);
+    top_k_stream_finish(p, b, piece, count, buffer, chosen, sh);
   }
 }
 

@@ -55,6 +55,36 @@ inline unsigned int stream_threshold_ask(std::int64_t length, std::int64_t k) {
   return ask < k ? static_cast<unsigned int>(ask) : 0;
 }
 
+/// The bar of each chunk of a row split in `chunks` (p.bar_warps; 0: none): the m-th best
+/// of its 16 warps' best threshold reads. Of 8192 reads of distinct words in random order,
+/// about f(m) = 16 (1/16 + 1/15 + ... + 1/(17 - m)) beat it (the m-th smallest of 16
+/// exponential gaps of mean 1/512), and r = chunk / 8192 times as many of the chunk. The
+/// last block keeps the words at least as good as the best bar: a fraction g of the
+/// chunks' f(m) r each, the worse the more chunks (a simulation of uniform floats: g about
+/// 0.75, 0.63, 0.55, 0.5 for 2, 4, 8, 16 chunks). m is the least for which that is 2 k
+/// for one or two rows: one row of 131072 at k = 50, m = 9 for its 16 chunks of 8192
+/// (kept: a median of 101, the 1st percentile 53); where fewer than k are kept (about
+/// 0.3% of rows there) the cut finds its own threshold. A call takes as long as its slowest
+/// row, so over more rows 2.3 k: 64 rows of 131072, m = 9 for 4 chunks of 32768 (136 and
+/// 72; at m = 8, 109 and 52, about 1% of rows short). The keeps' ranks cost about 10 ns a
+/// word (H200), so not more. Up to 16 chunks: the best of more bars keeps too few. None
+/// where no m keeps enough (k above about 4 chunks r), k < 16 (few candidates, no cut) or
+/// k > pieces_top_k_stream_small_k (the keeps outgrow the ranks; not measured).
+inline unsigned int stream_bar_warps(std::int64_t rows, std::int64_t length, std::int64_t chunks, std::int64_t k) {
+  constexpr int warps = pieces_top_k_threads / 32;
+  constexpr double reads = double(pieces_top_k_threshold_items) * pieces_top_k_threads;
+  if (chunks < 2 || chunks > 16 || k < 16 || k > pieces_top_k_stream_small_k) return 0;
+  const double g = chunks <= 2 ? 0.75 : chunks <= 4 ? 0.63 : chunks <= 8 ? 0.55 : 0.5;
+  const double r = double(length) / double(chunks) / reads;
+  const double want = (rows <= 2 ? 2.0 : 2.3) * double(k) / (double(chunks) * r * g);
+  double f = 0;
+  for (int m = 1; m <= warps; ++m) {
+    f += double(warps) / double(warps + 1 - m);
+    if (f >= want) return static_cast<unsigned int>(m);
+  }
+  return 0;
+}
+
 /// The largest flat input that runs as one streaming row, by k. Its chunks' candidates
 /// grow with n (chunk_threshold reads 8192 items a chunk whatever its length: about 60 of
 /// every 8192 uniform floats get in at k = 32, 134 at k = 64, 500 at k = 256) and with k;
@@ -118,14 +148,17 @@ void launch_top_k_stream(const char* algorithm, const device_context& ctx, const
     return;
   }
   // The rows' counters (a 64-bit word a row over both counter rooms: 2 x SMs rows at
-  // most, 16 bytes an SM), then chunks x capacity words a row.
+  // most, 16 bytes an SM), then chunks x capacity words a row, then the chunks' bars.
   const std::size_t counter_bytes = pieces_top_k_counter_bytes(ctx);
   const std::size_t word_bytes =
       std::size_t(p.pieces.count() * p.chunks) * pieces_top_k_capacity * sizeof(unsigned long long);
-  scratch_lease lease(algorithm, ctx, where, 2 * counter_bytes + word_bytes, scratch_use::top_k_lists);
+  p.bar_warps = stream_bar_warps(p.pieces.count(), p.pieces.row_length, p.chunks, p.k);
+  const std::size_t bar_bytes = p.bar_warps ? std::size_t(p.pieces.count() * p.chunks) * sizeof(unsigned long long) : 0;
+  scratch_lease lease(algorithm, ctx, where, 2 * counter_bytes + word_bytes + bar_bytes, scratch_use::top_k_lists);
   auto* base = static_cast<unsigned char*>(lease.view().partials);
   p.counters = reinterpret_cast<unsigned long long*>(base);
   p.words = reinterpret_cast<unsigned long long*>(base + 2 * counter_bytes);
+  p.bars = reinterpret_cast<unsigned long long*>(base + 2 * counter_bytes + word_bytes);
   check(launch_kernel(config, ctx.arch, kernel, p), algorithm, "kernel launch failed");
 }
 
