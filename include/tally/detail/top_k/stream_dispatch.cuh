@@ -63,10 +63,10 @@ inline unsigned int stream_threshold_ask(std::int64_t length, std::int64_t k) {
 /// chunks' f(m) r each, the worse the more chunks (a simulation of uniform floats: g about
 /// 0.75, 0.63, 0.55, 0.5 for 2, 4, 8, 16 chunks). m is the least for which that is 2 k
 /// for one or two rows: one row of 131072 at k = 50, m = 9 for its 16 chunks of 8192
-/// (kept: a median of 101, the 1st percentile 53); where fewer than k are kept (about
-/// 0.3% of rows there) the cut finds its own threshold. A call takes as long as its slowest
-/// row, so over more rows 2.3 k: 64 rows of 131072, m = 9 for 4 chunks of 32768 (136 and
-/// 72; at m = 8, 109 and 52, about 1% of rows short). The keeps' ranks cost about 10 ns a
+/// (kept: a median of 101, the 1st percentile 53, none of 300 simulated rows short of k);
+/// where fewer than k are kept the cut finds its own threshold. A call takes as long as its
+/// slowest row, so over more rows 2.3 k: 64 rows of 131072, m = 9 for 4 chunks of 32768
+/// (136 and 72; at m = 8, 109 and 52, 1% of rows short). The keeps' ranks cost about 10 ns a
 /// word (H200), so not more. Up to 16 chunks: the best of more bars keeps too few. None
 /// where no m keeps enough (k above about 4 chunks r), k < 16 (few candidates, no cut) or
 /// k > pieces_top_k_stream_small_k (the keeps outgrow the ranks; not measured).
