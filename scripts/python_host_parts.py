@@ -7,7 +7,13 @@ for the GPU (the work is tiny: 1 x 1024 floats, so the host is the bound), the m
 rounds, the parts interleaved round by round. One process: only ratios within it compare
 (host times move between machines and processes: docs/performance.md#python-host-path).
 
-usage: python scripts/python_host_parts.py [--calls N]
+--select: the same for tally.select (int32, a mask of about half the items, 2^24, 2^26 and
+2^28 items in rotating copies), where the GPU is the bound: the whole call, the C++ call
+with the wait for the count, the C++ call alone back to back (the kernel's time), the
+output's allocation and slice, and torch's masked_select and its count
+(docs/performance.md#copy-if-tries).
+
+usage: python scripts/python_host_parts.py [--calls N] [--select]
 """
 
 from __future__ import annotations
@@ -20,7 +26,10 @@ import time
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=4000)
+    parser.add_argument("--select", action="store_true", help="the parts of tally.select instead")
     args = parser.parse_args()
+    if args.select:
+        return select_parts()
 
     import torch
 
@@ -78,6 +87,62 @@ def main():
     print("| part | µs |\n|---|---:|")
     for name, r in rounds.items():
         print(f"| {name} | {statistics.median(r):.2f} |")
+
+
+def select_parts():
+    import torch
+
+    import tally
+    from tally import _tally
+
+    def per_call(f, calls):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for j in range(calls):
+            f(j)
+        torch.cuda.synchronize()
+        return (time.perf_counter() - start) * 1e6 / calls
+
+    print(f"µs per call, median of 5 rounds, torch {torch.__version__}, {torch.cuda.get_device_name()}")
+    print("| part | 2^24 | 2^26 | 2^28 |\n|---|---:|---:|---:|")
+    table = {}
+    for log2 in (24, 26, 28):
+        n = 1 << log2
+        c = max(1, (512 << 20) // (n * 5))  # the rotating copies of tally.bench's select
+        gen = torch.Generator(device="cuda").manual_seed(2026)
+        xs = [torch.randint(-(1 << 30), 1 << 30, (n,), device="cuda", generator=gen, dtype=torch.int32)
+              for _ in range(c)]
+        masks = [x > 0 for x in xs]
+        out = torch.empty(n, dtype=torch.int32, device="cuda")
+        device = xs[0].device.index
+        slot = _tally.count_slot(device)
+        stream = torch.cuda.current_stream().cuda_stream
+
+        def launch(j):
+            _tally.select(4, xs[j % c].data_ptr(), masks[j % c].data_ptr(), n, out.data_ptr(), slot, True, device,
+                          stream)
+
+        parts = {
+            "tally.select": lambda j: tally.select(xs[j % c], masks[j % c]),
+            "_tally.select + read_count (the wait for the count)": lambda j: (
+                launch(j), _tally.read_count(slot, device, stream)),
+            "_tally.select back to back (the kernel)": launch,
+            "torch.empty(n)": lambda j: torch.empty(n, dtype=torch.int32, device="cuda"),
+            "out[:n // 2]": lambda j: out[: n // 2],
+            "torch.masked_select": lambda j: torch.masked_select(xs[j % c], masks[j % c]),
+            "int(torch.count_nonzero(mask))": lambda j: int(torch.count_nonzero(masks[j % c])),
+        }
+        calls = {24: 400, 26: 100, 28: 30}[log2]
+        rounds = {name: [] for name in parts}
+        for _ in range(5):
+            for name, f in parts.items():
+                rounds[name].append(per_call(f, calls))
+        for name, r in rounds.items():
+            table.setdefault(name, []).append(statistics.median(r))
+        del xs, masks, out
+        torch.cuda.empty_cache()
+    for name, row in table.items():
+        print(f"| {name} | " + " | ".join(f"{v:.1f}" for v in row) + " |")
 
 
 if __name__ == "__main__":

@@ -67,6 +67,18 @@ void pick(const Policy& p, const void* in, std::int64_t n, const tally_ab::buffe
     tally::copy_if_into(p, items<T>(in), items<T>(in) + n, out_of<T>(b), b.count, at_least_float{0.5f});
 }
 
+// A byte stencil (Python's select): the input's own first n bytes are the mask, and an
+// item is selected where its mask byte is odd (about 45% of them by the bit patterns of
+// uniform 24-bit floats, wherever they are).
+struct odd_byte {
+  __host__ __device__ bool operator()(unsigned char m) const { return (m & 1) != 0; }
+};
+template <class Policy>
+void pick_by_mask(const Policy& p, const void* in, std::int64_t n, const tally_ab::buffers& b) {
+  tally::copy_if_into(p, items<float>(in), items<float>(in) + n, static_cast<const unsigned char*>(in),
+                      out_of<float>(b), b.count, odd_byte{});
+}
+
 // Rows (tally/pieces.cuh): n items as n / L rows of L, one call over all of them. Only
 // versions that have rows compile these (a baseline before them has no such calls, and
 // tally_ab skips those cases).
@@ -131,6 +143,8 @@ const tally_ab::entry ab_table[] = {
     AB_AUTO("float_copy_if", pick<float>),
     AB_CALL("int32_unordered", "auto", (tally::par.on(s).unordered()), pick<int>),
     AB_CALL("float_unordered", "auto", (tally::par.on(s).unordered()), pick<float>),
+    AB_AUTO("float_select", pick_by_mask),
+    AB_CALL("float_select_unordered", "auto", (tally::par.on(s).unordered()), pick_by_mask),
 #ifdef AB_HAS_ROWS
     AB_AUTO("float_rowsum_16", row_sum<16>),
     AB_AUTO("float_rowsum_256", row_sum<256>),

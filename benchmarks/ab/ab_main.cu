@@ -63,6 +63,8 @@ const case_info cases[] = {
     {"int32_top32", item::i32, check::top_k, 32},       {"int32_copy_if", item::i32, check::stable, 0},
     {"float_copy_if", item::f32, check::stable, 0},     {"int32_unordered", item::i32, check::multiset, 0},
     {"float_unordered", item::f32, check::multiset, 0},
+    // The same copies with a byte stencil (a mask, as Python's select takes it).
+    {"float_select", item::f32, check::stable, 0},     {"float_select_unordered", item::f32, check::multiset, 0},
     // top_k<2> on data that passes every filter a fold may have (every tile beats the second best; every item ties).
     {"float_top2_ascending", item::f32, check::top_k, 2, 0, tally_support::pattern::sorted},
     {"float_argmax_ascending", item::f32, check::index, 0, 0, tally_support::pattern::sorted},
