@@ -11,7 +11,8 @@ rounds, the parts interleaved round by round. One process: only ratios within it
 2^28 items in rotating copies), where the GPU is the bound: the whole call, the C++ call
 with the wait for the count, the C++ call alone back to back (the kernel's time), the
 output's allocation and slice, and torch's masked_select and its count
-(docs/performance.md#copy-if-tries).
+(docs/performance.md#copy-if-tries). Its calls a loop are fixed by the size (400, 100, 30):
+--calls applies to the default parts only.
 
 usage: python scripts/python_host_parts.py [--calls N] [--select]
 """
@@ -25,7 +26,7 @@ import time
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--calls", type=int, default=4000)
+    parser.add_argument("--calls", type=int, default=4000, help="calls a loop (not with --select)")
     parser.add_argument("--select", action="store_true", help="the parts of tally.select instead")
     args = parser.parse_args()
     if args.select:
