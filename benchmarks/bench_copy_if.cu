@@ -1,6 +1,7 @@
 // bench_copy_if: tally's copy_if_into (stable on the automatic and shared_memory
 // backends, and unordered()) and the synchronous tally::copy_if against CUB's
-// DeviceSelect::If, Thrust's copy_if and the stream_read floor, side by side in one run,
+// DeviceSelect::If (FlaggedIf for the case with a byte mask as the stencil, Python's
+// select), Thrust's copy_if and the stream_read floor, side by side in one run,
 // by the anchors' method (shared/anchors/README.md): back-to-back calls between CUDA
 // events, inputs rotating over copies that fill 512 MiB, the figure is the median over 7
 // loops of the mean µs per call.
@@ -20,7 +21,7 @@
 //   --sizes=even|all|LIST   2^10, 2^12, ..., 2^28 (default) | every power 2^10..2^28 |
 //                           e.g. --sizes=2^10,2^20,1000 (fewer than 2^31 items)
 //   --cases=LIST            subset of int32_5pct,int32_50pct,int32_95pct,float_5pct,
-//                           float_50pct,float_95pct,int32_anchors
+//                           float_50pct,float_95pct,int32_anchors,int32_mask50
 //   --md=FILE               where the Markdown tables go (default bench_copy_if.md)
 //   --json=FILE             every row as JSON Lines (the input of `tally plot`)
 //   --device=N              run on CUDA device N
@@ -67,7 +68,7 @@ enum class impl {
 const impl all_impls[] = {impl::floor,           impl::cub,        impl::tally_automatic, impl::tally_shared_memory,
                           impl::tally_unordered, impl::tally_sync, impl::thrust};
 
-/// The reference row of the speed-up table.
+/// The reference row of the speed-up table (FlaggedIf where a case has a stencil).
 const char* const cub_row = "cub DeviceSelect::If";
 
 std::string impl_row(impl which) {
@@ -121,10 +122,11 @@ std::map<std::tuple<std::string, impl, std::uint64_t>, double> g_us;
 std::set<std::tuple<std::string, impl, std::uint64_t>> g_wrong;
 std::map<std::pair<std::string, std::uint64_t>, std::int64_t> g_selected;
 
-/// The cases as registered: name, description and item size, in table order.
+/// The cases as registered: name, description, item size and stencil item size (0: no
+/// stencil), in table order.
 struct case_info {
   std::string name, description;
-  std::size_t item_bytes;
+  std::size_t item_bytes, stencil_bytes;
 };
 std::vector<case_info> g_cases;
 
@@ -151,15 +153,21 @@ std::string mismatch(impl which, ts::copy_if_input<Case>& s) {
       count = s.read_count();
       break;
     case impl::tally_sync:
-      count = tally::copy_if(tally::par.on(st), first, first + n, out, s.pred) - out;
+      count = s.with_stencil(0, [&](auto... mask) {
+        return tally::copy_if(tally::par.on(st), first, first + n, mask..., out, s.pred) - out;
+      });
       break;
     case impl::thrust:
-      count = thrust::copy_if(thrust::cuda::par.on(st), first, first + n, out, s.pred) - out;
+      count = s.with_stencil(0, [&](auto... mask) {
+        return thrust::copy_if(thrust::cuda::par.on(st), first, first + n, mask..., out, s.pred) - out;
+      });
       break;
     default:
       stable = which != impl::tally_unordered;
       with_into_policy(which, st, [&](auto policy) {
-        tally::copy_if_into(policy, first, first + n, out, s.count_out.data(), s.pred);
+        s.with_stencil(0, [&](auto... mask) {
+          tally::copy_if_into(policy, first, first + n, mask..., out, s.count_out.data(), s.pred);
+        });
       });
       count = s.read_count();
       break;
@@ -183,7 +191,7 @@ ts::timing_result time_impl(impl which, ts::copy_if_input<Case>& s) {
       auto t = ts::time_row(g,
           [&](int k) {
             const T* first = s.in.copy(k);  // const T*, as in the check: one instantiation
-            end = tally::copy_if(policy, first, first + n, out, s.pred);
+            end = s.with_stencil(k, [&](auto... mask) { return tally::copy_if(policy, first, first + n, mask..., out, s.pred); });
           },
           copies);
       benchmark::DoNotOptimize(end);
@@ -194,7 +202,9 @@ ts::timing_result time_impl(impl which, ts::copy_if_input<Case>& s) {
       auto t = ts::time_row(g,
           [&](int k) {
             const T* first = s.in.copy(k);
-            end = thrust::copy_if(thrust::cuda::par.on(st), first, first + n, out, s.pred);
+            end = s.with_stencil(k, [&](auto... mask) {
+              return thrust::copy_if(thrust::cuda::par.on(st), first, first + n, mask..., out, s.pred);
+            });
           },
           copies);
       benchmark::DoNotOptimize(end);
@@ -206,7 +216,9 @@ ts::timing_result time_impl(impl which, ts::copy_if_input<Case>& s) {
         t = ts::time_row(g,
             [&](int k) {
               const T* first = s.in.copy(k);
-              tally::copy_if_into(policy, first, first + n, out, s.count_out.data(), s.pred);
+              s.with_stencil(k, [&](auto... mask) {
+                tally::copy_if_into(policy, first, first + n, mask..., out, s.count_out.data(), s.pred);
+              });
             },
             copies);
       });
@@ -215,10 +227,19 @@ ts::timing_result time_impl(impl which, ts::copy_if_input<Case>& s) {
   }
 }
 
-/// Bytes a call moves: n items read, `selected` written (the floor reads only).
-double bytes_moved(impl which, std::uint64_t n, std::int64_t selected, std::size_t item_bytes) {
-  const double written = which == impl::floor ? 0.0 : double(selected);
-  return (double(n) + written) * double(item_bytes);
+/// Bytes a call moves: n items (and n stencil items) read, `selected` written (the floor
+/// reads the items only).
+double bytes_moved(impl which, std::uint64_t n, std::int64_t selected, std::size_t item_bytes,
+                   std::size_t stencil_bytes) {
+  if (which == impl::floor) return double(n) * double(item_bytes);
+  return (double(n) + double(selected)) * double(item_bytes) + double(n) * double(stencil_bytes);
+}
+
+/// The stencil's item size of a case (0: none).
+template <class Case>
+constexpr std::size_t stencil_bytes_of() {
+  return ts::copy_if_cases::stencil_of<Case>::present ? sizeof(typename ts::copy_if_cases::stencil_of<Case>::type)
+                                                      : 0;
 }
 
 template <class Case>
@@ -226,7 +247,9 @@ void run_benchmark(benchmark::State& state, impl which, std::size_t n) {
   using T = typename Case::T;
   // bytes_per_item is the nominal one (read + the case's fraction written); the GB/s
   // counter is set again below from the exact count once the input exists.
-  const double nominal = double(sizeof(T)) * (which == impl::floor ? 1.0 : 1.0 + Case::fraction);
+  const double nominal = which == impl::floor
+                             ? double(sizeof(T))
+                             : double(sizeof(T)) * (1.0 + Case::fraction) + double(stencil_bytes_of<Case>());
   const auto us = ts::checked_measurement(
       state, g, {Case::name, impl_row(which), impl_key(which), n, nominal},
       [&]() -> auto& { return g_inputs.get<Case>(n, g.stream); }, [&](auto& s) { return mismatch(which, s); },
@@ -238,14 +261,14 @@ void run_benchmark(benchmark::State& state, impl which, std::size_t n) {
     return;
   }
   g_us[{Case::name, which, n}] = *us;
-  state.counters["GB/s"] = ts::gbps(bytes_moved(which, n, selected, sizeof(T)), *us);
+  state.counters["GB/s"] = ts::gbps(bytes_moved(which, n, selected, sizeof(T), stencil_bytes_of<Case>()), *us);
   state.counters["selected"] = double(selected);
 }
 
 template <class Case>
 void register_case(const std::vector<std::uint64_t>& sizes) {
   g.report->add_case(Case::name, Case::description, double(sizeof(typename Case::T)));
-  g_cases.push_back({Case::name, Case::description, sizeof(typename Case::T)});
+  g_cases.push_back({Case::name, Case::description, sizeof(typename Case::T), stencil_bytes_of<Case>()});
   for (auto n : sizes) {
     if (n >= (std::uint64_t(1) << 31))
       throw std::invalid_argument("--sizes: " + ts::size_label(n) +
@@ -293,7 +316,7 @@ std::string case_tables(const std::vector<std::uint64_t>& sizes) {
         const auto sel = g_selected.find({c.name, n});
         gbps_row.push_back(cell(c.name, which, n, [&](double us) {
           return sel == g_selected.end() ? std::string("-")
-                                         : ts::fixed(ts::gbps(bytes_moved(which, n, sel->second, c.item_bytes), us), 1);
+                                         : ts::fixed(ts::gbps(bytes_moved(which, n, sel->second, c.item_bytes, c.stencil_bytes), us), 1);
         }));
         const double ref = us_of(c.name, impl::cub, n);
         speedup_row.push_back(cell(c.name, which, n, [&](double us) {
@@ -307,8 +330,9 @@ std::string case_tables(const std::vector<std::uint64_t>& sizes) {
     const std::string bytes = std::to_string(c.item_bytes);
     md += "## " + c.name + ": " + c.description + "\n\n";
     md += "µs per call (median over loops of the mean per call):\n\n" + us_table.markdown();
-    md += "\nGB/s ((n + selected) x " + bytes + " bytes read and written / time; the floor: n x " + bytes +
-          " read):\n\n" + gbps_table.markdown();
+    const std::string mask = c.stencil_bytes ? " + n x " + std::to_string(c.stencil_bytes) + " stencil bytes" : "";
+    md += "\nGB/s ((n + selected) x " + bytes + " bytes read and written" + mask + " / time; the floor: n x " +
+          bytes + " read):\n\n" + gbps_table.markdown();
     md += "\nspeed-up vs " + std::string(cub_row) + " (CUB µs / implementation µs; > 1 means faster than CUB):\n\n" +
           speedup_table.markdown();
     ts::table selected_table(header);

@@ -22,7 +22,8 @@ struct bench_mapping {
 
 /// Every (algorithm, type) the executables have, in the order they run. bench_top_k times
 /// K = 2, 8 and 32 in one case (its targets table needs all three), and bench_copy_if
-/// has 5%, 50% and 95% selectivity per type (and int32_anchors, the anchors' own case).
+/// has 5%, 50% and 95% selectivity per type (and int32_anchors, the anchors' own case, and
+/// int32_mask50, a byte mask as the stencil).
 inline const std::vector<bench_mapping>& bench_mappings() {
   static const std::vector<bench_mapping> m = {
       {"reduce_sum", "int32", "bench_reduce", {"int32_sum"}},
@@ -38,7 +39,7 @@ inline const std::vector<bench_mapping>& bench_mappings() {
       {"top_k2", "int32", "bench_top_k", {"int32_top_k"}},
       {"top_k8", "int32", "bench_top_k", {"int32_top_k"}},
       {"top_k32", "int32", "bench_top_k", {"int32_top_k"}},
-      {"copy_if", "int32", "bench_copy_if", {"int32_5pct", "int32_50pct", "int32_95pct", "int32_anchors"}},
+      {"copy_if", "int32", "bench_copy_if", {"int32_5pct", "int32_50pct", "int32_95pct", "int32_anchors", "int32_mask50"}},
       {"copy_if", "float", "bench_copy_if", {"float_5pct", "float_50pct", "float_95pct"}},
   };
   return m;

@@ -262,10 +262,32 @@ struct int32_anchors {
       "int32 data hash(i) % 4, selected when x >= 2 (50%; the anchors' cub_select_if_i32 and thrust_copy_if_i32)";
 };
 
+/// Selects where a byte of a mask is nonzero (a stencil's predicate).
+struct nonzero_byte {
+  __host__ __device__ bool operator()(std::uint8_t m) const { return m != 0; }
+};
+/// A byte mask as the stencil, as Python's tally.select and torch.masked_select take one:
+/// int32 data hash(i) % 2^31, selected where mask[i] (hash(i) % 2 under another seed,
+/// 0 or 1) is nonzero: half of the items, wherever they are. The reference is CUB's
+/// DeviceSelect::FlaggedIf.
+struct int32_mask50 {
+  using T = int;
+  using pred_type = nonzero_byte;
+  using stencil_type = std::uint8_t;
+  static constexpr double fraction = 0.5;
+  static pred_type pred() { return {}; }
+  static void fill(int* p, std::size_t n, cudaStream_t s) { fill_hash_mod(p, n, std::uint64_t(1) << 31, 0, s); }
+  static void fill_stencil(std::uint8_t* p, std::size_t n, cudaStream_t s) { fill_hash_mod(p, n, 2, 1, s); }
+  static constexpr const char* name = "int32_mask50";
+  static constexpr const char* description =
+      "int32 data hash(i) % 2^31, selected where a byte mask (hash(i) % 2, 0 or 1) is nonzero (50%; the stencil "
+      "form, Python's select; the CUB row is DeviceSelect::FlaggedIf)";
+};
+
 /// The case names, in table order (the values --cases accepts).
 inline std::vector<std::string> names() {
   return {int32_5::name, int32_50::name, int32_95::name, float_5::name,
-          float_50::name, float_95::name, int32_anchors::name};
+          float_50::name, float_95::name, int32_anchors::name, int32_mask50::name};
 }
 
 /// Calls f(Case{}) for each case whose name is in `wanted`, in table order.
@@ -279,7 +301,21 @@ void for_each_wanted(const Names& wanted, F&& f) {
   if (is_wanted(float_50::name)) f(float_50{});
   if (is_wanted(float_95::name)) f(float_95{});
   if (is_wanted(int32_anchors::name)) f(int32_anchors{});
+  if (is_wanted(int32_mask50::name)) f(int32_mask50{});
 }
+
+/// Whether a case selects by a stencil (Case::stencil_type), and the stencil's item type
+/// (a byte where there is none: an empty stencil buffer).
+template <class Case, class = void>
+struct stencil_of {
+  static constexpr bool present = false;
+  using type = std::uint8_t;
+};
+template <class Case>
+struct stencil_of<Case, std::void_t<typename Case::stencil_type>> {
+  static constexpr bool present = true;
+  using type = typename Case::stencil_type;
+};
 
 }  // namespace copy_if_cases
 
@@ -305,10 +341,13 @@ struct copy_if_input : copy_if_input_base {
   using T = typename Case::T;
   using pred_type = typename Case::pred_type;
   using W = bits_of<T>;
+  static constexpr bool has_stencil = copy_if_cases::stencil_of<Case>::present;
+  using S = typename copy_if_cases::stencil_of<Case>::type;
 
   cudaStream_t stream;
   pred_type pred = Case::pred();
   device_copies<T> in;
+  device_copies<S> stencil;  ///< as many copies as `in` (empty for a case without a stencil)
   device_buffer<T> reference;  ///< CUB's selection of copy 0 (reference_count items)
   std::int64_t reference_count = -1;
   device_buffer<T> out;                         ///< every row's output: n + copy_if_guard_items items
@@ -317,11 +356,21 @@ struct copy_if_input : copy_if_input_base {
   std::size_t cub_temp_bytes = 0;
 
   copy_if_input(std::size_t n, cudaStream_t s)
-      : stream(s), in(n, rotating_copies(n * sizeof(T))), reference(n), out(n + copy_if_guard_items), sorter_(s) {
+      : stream(s),
+        in(n, rotating_copies(n * (sizeof(T) + (has_stencil ? sizeof(S) : 0)))),
+        stencil(has_stencil ? n : 0, in.count()),
+        reference(n),
+        out(n + copy_if_guard_items),
+        sorter_(s) {
     Case::fill(in.copy(0), n, stream);
     in.replicate_first(stream);
-    TALLY_SUPPORT_CHECK(
-        cub_select_if_call(nullptr, cub_temp_bytes, in.copy(0), reference.data(), count_out.data(), n, pred, stream));
+    if constexpr (has_stencil) {
+      Case::fill_stencil(stencil.copy(0), n, stream);
+      stencil.replicate_first(stream);
+    }
+    with_stencil(0, [&](auto... mask) {
+      TALLY_SUPPORT_CHECK(cub_call_of(nullptr, cub_temp_bytes, in.copy(0), mask..., reference.data()));
+    });
     cub_temp = device_buffer<unsigned char>(cub_temp_bytes == 0 ? 1 : cub_temp_bytes);
 
     reference_count = cub_into(0, reference.data());
@@ -342,10 +391,20 @@ struct copy_if_input : copy_if_input_base {
     if (n <= (std::size_t(1) << 20)) check_against_host(n, who);
   }
 
+  /// f(stencil copy k) for a case with a stencil, else f(): the stencil argument of a
+  /// copy_if call, where there is one.
+  ///   s.with_stencil(k, [&](auto... mask) { tally::copy_if_into(p, first, last, mask..., out, count, pred); });
+  template <class F>
+  decltype(auto) with_stencil(int k, F&& f) {
+    if constexpr (has_stencil) return f(static_cast<const S*>(stencil.copy(k)));
+    else return f();
+  }
+
   /// Enqueues CUB's selection of copy k into `to` and its count into count_out.
   void cub_call(int k, T* to) {
-    TALLY_SUPPORT_CHECK(
-        cub_select_if_call(cub_temp.data(), cub_temp_bytes, in.copy(k), to, count_out.data(), in.size(), pred, stream));
+    with_stencil(k, [&](auto... mask) {
+      TALLY_SUPPORT_CHECK(cub_call_of(cub_temp.data(), cub_temp_bytes, in.copy(k), mask..., to));
+    });
   }
 
   /// Fills the output with 0xff bytes (on the stream): a row that writes too little or
@@ -374,6 +433,14 @@ struct copy_if_input : copy_if_input_base {
   }
 
  private:
+  /// cub::DeviceSelect::If, or FlaggedIf with a stencil, of in[0 .. n) into `to` and count_out.
+  cudaError_t cub_call_of(void* temp, std::size_t& bytes, const T* first, T* to) {
+    return cub_select_if_call(temp, bytes, first, to, count_out.data(), in.size(), pred, stream);
+  }
+  cudaError_t cub_call_of(void* temp, std::size_t& bytes, const T* first, const S* mask, T* to) {
+    return cub_select_flagged_if_call(temp, bytes, first, mask, to, count_out.data(), in.size(), pred, stream);
+  }
+
   /// CUB's selection of copy k into `to`; returns its count (synchronises).
   std::int64_t cub_into(int k, T* to) {
     fill_count();
@@ -392,13 +459,20 @@ struct copy_if_input : copy_if_input_base {
   /// CUB's selection against a loop on the host with the same predicate.
   void check_against_host(std::size_t n, const std::string& who) {
     std::vector<T> host(n), selected;
+    std::vector<S> mask(has_stencil ? n : 0);
     TALLY_SUPPORT_CHECK(cudaMemcpyAsync(host.data(), in.copy(0), n * sizeof(T), cudaMemcpyDeviceToHost, stream));
+    if constexpr (has_stencil)
+      TALLY_SUPPORT_CHECK(cudaMemcpyAsync(mask.data(), stencil.copy(0), n * sizeof(S), cudaMemcpyDeviceToHost, stream));
     std::vector<T> cub(static_cast<std::size_t>(reference_count));
     TALLY_SUPPORT_CHECK(
         cudaMemcpyAsync(cub.data(), reference.data(), cub.size() * sizeof(T), cudaMemcpyDeviceToHost, stream));
     TALLY_SUPPORT_CHECK(cudaStreamSynchronize(stream));
-    for (const T& x : host)
-      if (pred(x)) selected.push_back(x);
+    for (std::size_t i = 0; i < n; ++i) {
+      bool keep;
+      if constexpr (has_stencil) keep = pred(mask[i]);
+      else keep = pred(host[i]);
+      if (keep) selected.push_back(host[i]);
+    }
     if (selected.size() != cub.size())
       throw std::runtime_error(who + "CUB selects " + std::to_string(cub.size()) + " items, the host " +
                                std::to_string(selected.size()));
