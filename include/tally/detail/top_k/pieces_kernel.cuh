@@ -156,6 +156,9 @@ TALLY_HOST_DEVICE TALLY_FORCEINLINE void piece_word_from_bits(unsigned __int128 
   w = {static_cast<unsigned long long>(b >> 64), static_cast<unsigned long long>(b >> 32) & 0xffffffffull};
 }
 
+/// The kernels' parameters. Mind their size: the stream kernel runs at its 64-register
+/// cap, and one more field at the end (8 bytes) made it spill 72 bytes (sm_90); a new
+/// field goes into existing padding (docs/performance.md#stream-staging-tries).
 template <class It, class Pieces, class ValueOut, class IndexOut>
 struct pieces_top_k_params {
   It first;
@@ -1001,7 +1004,8 @@ __device__ TALLY_FORCEINLINE unsigned int stream_refines(const P& p, unsigned in
   return p.chunks == 1 ? 2 * need + 64 : warps_never_refine;
 }
 
-/// Items per thread that chunk_threshold reads.
+/// Items per thread that chunk_threshold reads. 8, 12, 24 or 32 took 64 rows of 131072
+/// at k = 50 1.13, 1.06, 1.03, 1.05x as long (H200; docs/performance.md#stream-staging-tries).
 inline constexpr int pieces_top_k_threshold_items = 16;
 static_assert(pieces_top_k_min_chunk >= std::int64_t(pieces_top_k_threshold_items) * pieces_top_k_threads,
               "a chunk holds chunk_threshold's reads");
