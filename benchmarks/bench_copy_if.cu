@@ -191,7 +191,9 @@ ts::timing_result time_impl(impl which, ts::copy_if_input<Case>& s) {
       auto t = ts::time_row(g,
           [&](int k) {
             const T* first = s.in.copy(k);  // const T*, as in the check: one instantiation
-            end = s.with_stencil(k, [&](auto... mask) { return tally::copy_if(policy, first, first + n, mask..., out, s.pred); });
+            end = s.with_stencil(k, [&](auto... mask) {
+              return tally::copy_if(policy, first, first + n, mask..., out, s.pred);
+            });
           },
           copies);
       benchmark::DoNotOptimize(end);
@@ -315,8 +317,8 @@ std::string case_tables(const std::vector<std::uint64_t>& sizes) {
         us_row.push_back(cell(c.name, which, n, [](double us) { return ts::fixed(us, us < 10 ? 2 : 1); }));
         const auto sel = g_selected.find({c.name, n});
         gbps_row.push_back(cell(c.name, which, n, [&](double us) {
-          return sel == g_selected.end() ? std::string("-")
-                                         : ts::fixed(ts::gbps(bytes_moved(which, n, sel->second, c.item_bytes, c.stencil_bytes), us), 1);
+          if (sel == g_selected.end()) return std::string("-");
+          return ts::fixed(ts::gbps(bytes_moved(which, n, sel->second, c.item_bytes, c.stencil_bytes), us), 1);
         }));
         const double ref = us_of(c.name, impl::cub, n);
         speedup_row.push_back(cell(c.name, which, n, [&](double us) {

@@ -39,7 +39,8 @@ inline const std::vector<bench_mapping>& bench_mappings() {
       {"top_k2", "int32", "bench_top_k", {"int32_top_k"}},
       {"top_k8", "int32", "bench_top_k", {"int32_top_k"}},
       {"top_k32", "int32", "bench_top_k", {"int32_top_k"}},
-      {"copy_if", "int32", "bench_copy_if", {"int32_5pct", "int32_50pct", "int32_95pct", "int32_anchors", "int32_mask50"}},
+      {"copy_if", "int32", "bench_copy_if",
+       {"int32_5pct", "int32_50pct", "int32_95pct", "int32_anchors", "int32_mask50"}},
       {"copy_if", "float", "bench_copy_if", {"float_5pct", "float_50pct", "float_95pct"}},
   };
   return m;
