@@ -26,9 +26,10 @@
 /// - Errors as for reduce (tally::error / tally::cuda_error, naming the algorithm).
 ///
 /// How (see docs/backends.md): one launch of resident blocks that loop over tiles. Per
-/// tile: striped loads (a warp's load reads 32 consecutive items), one __ballot_sync per
-/// item slot for each warp's count and each lane's rank, a block scan of those counts (by
-/// shuffles on `warp_shuffle` and `automatic`, through shared memory on `shared_memory`),
+/// tile: a thread's items in groups of 4 consecutive ones, the groups striped over the
+/// block (16-byte loads from a raw pointer), each thread's counts by group packed into
+/// one word and one block scan of those words (by shuffles on `warp_shuffle`, through
+/// shared memory on `shared_memory`, `automatic` as its tuning table says),
 /// the selected items staged in shared memory in tile order and written out coalesced.
 /// Stable: blocks take tiles by an atomic ticket; a block publishes a fresh tile's count
 /// at once, looks back over the tiles before the tile it counted one round earlier for

@@ -1,5 +1,6 @@
 #pragma once
-// Block-wide exclusive sum of one int per thread with warp shuffles: each warp scans its
+// Block-wide exclusive sum of one value per thread (int, or an unsigned word of packed
+// counts) with warp shuffles: each warp scans its
 // 32 values with __shfl_up_sync, the warps' totals go through shared memory, and the
 // first warp scans those with shuffles again. Two barriers.
 
@@ -8,14 +9,14 @@
 TALLY_NAMESPACE_BEGIN
 namespace detail {
 
-template <int Threads>
+template <int Threads, class T = int>
 class block_scan_shuffle {
   static constexpr int warps = Threads / 32;
 
  public:
   struct temp_storage {
-    int warp_offsets[warps];
-    int total;
+    T warp_offsets[warps];
+    T total;
   };
 
   __device__ explicit block_scan_shuffle(temp_storage& storage) : storage_(storage) {}
@@ -23,23 +24,23 @@ class block_scan_shuffle {
   /// Returns the sum of the values of the threads before this one; `total` gets the
   /// sum over the block. Every thread must call it; a second call on the same storage
   /// needs a __syncthreads() in between.
-  __device__ int exclusive_sum(int value, int& total) {
+  __device__ T exclusive_sum(T value, T& total) {
     const int warp = static_cast<int>(threadIdx.x) / 32;
     const int lane = static_cast<int>(threadIdx.x) & 31;
-    int inclusive = value;
+    T inclusive = value;
 #pragma unroll
     for (int offset = 1; offset < 32; offset *= 2) {
-      const int other = __shfl_up_sync(full_warp_mask, inclusive, offset);
+      const T other = __shfl_up_sync(full_warp_mask, inclusive, offset);
       if (lane >= offset) inclusive += other;
     }
     if (lane == 31) storage_.warp_offsets[warp] = inclusive;
     __syncthreads();
     if (warp == 0) {
-      const int warp_total = lane < warps ? storage_.warp_offsets[lane] : 0;
-      int warp_inclusive = warp_total;
+      const T warp_total = lane < warps ? storage_.warp_offsets[lane] : T(0);
+      T warp_inclusive = warp_total;
 #pragma unroll
       for (int offset = 1; offset < 32; offset *= 2) {
-        const int other = __shfl_up_sync(full_warp_mask, warp_inclusive, offset);
+        const T other = __shfl_up_sync(full_warp_mask, warp_inclusive, offset);
         if (lane >= offset) warp_inclusive += other;
       }
       if (lane < warps) storage_.warp_offsets[lane] = warp_inclusive - warp_total;

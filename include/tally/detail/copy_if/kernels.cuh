@@ -1,8 +1,8 @@
 #pragma once
 // The copy_if kernels. Both run a grid of resident blocks that loop over tiles of
-// Threads * ItemsPerThread items; tile_compaction does a tile's work (striped loads,
-// per-warp ballots, a block scan of the per-warp counts by warp_shuffle's or
-// shared_memory's BlockScan, staging in shared memory, coalesced writes). They differ
+// Threads * ItemsPerThread items; tile_compaction (tile_compaction.cuh) does a tile's
+// work (loads of groups of items, one block scan of the packed counts by warp_shuffle's
+// or shared_memory's BlockScan, staging in shared memory, coalesced writes). They differ
 // in where a tile's output starts:
 // - stable: after everything the tiles before it selected, found by decoupled look-back
 //   (grid/look_back.cuh); tiles are handed out by an atomic ticket in the order blocks ask
@@ -15,6 +15,7 @@
 // writes.
 
 #include <tally/detail/atomic/cas_loop.cuh>
+#include <tally/detail/copy_if/tile_compaction.cuh>
 #include <tally/block/scan_shuffle.cuh>
 #include <tally/block/scan_tree.cuh>
 #include <tally/detail/runtime/kernel_policy.cuh>
@@ -29,133 +30,6 @@
 TALLY_NAMESPACE_BEGIN
 namespace detail {
 
-/// One tile's compaction by one block.
-///
-/// Loads are striped (item j of thread t is tile item j * Threads + t), so each load
-/// instruction of a warp reads 32 consecutive items. Where a selected item goes within
-/// the tile is its rank among the selected items before it: a __ballot_sync per item
-/// slot j gives each warp its count and each lane its rank within the warp's 32 items;
-/// the (slot, warp) counts, in tile order (slot-major), are scanned with the backend's
-/// block scan, one count per thread. The selected items are then gathered in shared
-/// memory in tile order and written out with consecutive threads writing consecutive
-/// places (tiles too large for shared memory scatter them from registers instead).
-template <template <int> class BlockScan, int Threads, int ItemsPerThread, class V, class Select, int Buffers = 1>
-struct tile_compaction {
-  static constexpr int warps = Threads / 32;
-  static constexpr int groups = ItemsPerThread * warps;  // (slot, warp) counts, one per thread at most
-  static_assert(ItemsPerThread <= 32, "tally: copy_if takes at most 32 items per thread");
-  static constexpr int tile_items = Threads * ItemsPerThread;
-  // Staging costs Buffers * tile_items * sizeof(V) bytes of shared memory; up to 32 KiB
-  // leaves room under the 48 KiB static limit for the rest.
-  static constexpr bool staged = std::size_t(Buffers) * tile_items * sizeof(V) <= 32 * 1024;
-  using scan_t = BlockScan<Threads>;
-
-  struct temp_storage {
-    typename scan_t::temp_storage scan;
-    int group_offsets[groups];
-    long long out_start;  // where the tile's output starts
-    long long next_tile;  // the stable kernel's next ticket
-    // Raw bytes: V need not be default-constructible.
-    alignas(alignof(V)) unsigned char staging[staged ? Buffers * std::size_t(tile_items) * sizeof(V) : 1];
-  };
-
-  temp_storage& storage;
-  V items[ItemsPerThread];
-  // What the selector reads with the items besides them (select.cuh: a byte stencil's words).
-  typename Select::template fetched_type<Threads, ItemsPerThread> fetched;
-  int ranks[ItemsPerThread];  // rank among the warp's selected items of slot j; -1: not selected
-
-  __device__ static int tile_size(std::int64_t n, std::int64_t tile) {
-    const std::int64_t left = n - tile * tile_items;
-    return left < tile_items ? static_cast<int>(left) : tile_items;
-  }
-
-  /// Issues the loads of this thread's items of `tile` and of what the selector fetches with them.
-  template <class It>
-  __device__ TALLY_FORCEINLINE void load(It first, std::int64_t n, std::int64_t tile, const Select& select) {
-    const std::int64_t base = tile * tile_items;
-    const int tile_n = tile_size(n, tile);
-    const int tid = static_cast<int>(threadIdx.x);
-#pragma unroll
-    for (int j = 0; j < ItemsPerThread; ++j)
-      if (j * Threads + tid < tile_n) items[j] = first[base + j * Threads + tid];
-    select.template fetch<Threads, ItemsPerThread>(fetched, base, tile_n);
-  }
-
-  /// Selects among the loaded items of `tile` and scans the counts; returns the tile's
-  /// count (every thread). Ends with a barrier: the tile offsets are then readable.
-  __device__ TALLY_FORCEINLINE int count(std::int64_t n, std::int64_t tile, const Select& select) {
-    const std::int64_t base = tile * tile_items;
-    const int tile_n = tile_size(n, tile);
-    const int tid = static_cast<int>(threadIdx.x);
-    const int warp = tid / 32;
-    const unsigned int lanes_before = (1u << (tid & 31)) - 1u;
-#pragma unroll
-    for (int j = 0; j < ItemsPerThread; ++j) {
-      const int local = j * Threads + tid;
-      const bool flag = select.test(items[j], base + local, local < tile_n, fetched, j);
-      const unsigned int ballot = __ballot_sync(full_warp_mask, flag);
-      ranks[j] = flag ? __popc(ballot & lanes_before) : -1;
-      if ((tid & 31) == 0) storage.group_offsets[j * warps + warp] = __popc(ballot);
-    }
-    __syncthreads();
-    const int mine = tid < groups ? storage.group_offsets[tid] : 0;
-    int total;
-    const int offset = scan_t(storage.scan).exclusive_sum(mine, total);
-    // Each thread rewrites only the entry it read.
-    if (tid < groups) storage.group_offsets[tid] = offset;
-    __syncthreads();
-    return total;
-  }
-
-  __device__ TALLY_FORCEINLINE V* staging(int buffer) const {
-    return reinterpret_cast<V*>(storage.staging) + std::size_t(buffer) * tile_items;
-  }
-
-  /// Moves the selected items into staging buffer `buffer`, in tile order (staged tiles only).
-  __device__ TALLY_FORCEINLINE void stage(int buffer = 0) {
-    if constexpr (staged) {
-      const int warp = static_cast<int>(threadIdx.x) / 32;
-      V* staging = this->staging(buffer);
-#pragma unroll
-      for (int j = 0; j < ItemsPerThread; ++j)
-        if (ranks[j] >= 0) new (&staging[storage.group_offsets[j * warps + warp] + ranks[j]]) V(items[j]);
-    }
-  }
-
-  /// Writes the tile's `total` selected items to result[start...]: from the staging
-  /// area (after a barrier that follows stage()) or from registers.
-  template <class OutIt>
-  __device__ TALLY_FORCEINLINE void write(OutIt result, long long start, int total, int buffer = 0) {
-    const int tid = static_cast<int>(threadIdx.x);
-    if constexpr (staged) {
-      const V* staging = this->staging(buffer);
-      for (int i = tid; i < total; i += Threads) result[start + i] = staging[i];
-    } else {
-      const int warp = tid / 32;
-#pragma unroll
-      for (int j = 0; j < ItemsPerThread; ++j)
-        if (ranks[j] >= 0) result[start + storage.group_offsets[j * warps + warp] + ranks[j]] = items[j];
-    }
-  }
-
-  /// The end of a tile: with the output position known (after a barrier), loads the
-  /// next tile (when there is one) and writes this one; staged tiles load first, so the
-  /// reads are in flight during the writes.
-  template <class It, class OutIt>
-  __device__ TALLY_FORCEINLINE void finish_and_load_next(It first, std::int64_t n, std::int64_t next_tile,
-                                                         std::int64_t tiles, const Select& select, OutIt result,
-                                                         long long start, int total) {
-    if constexpr (staged) {
-      if (next_tile < tiles) load(first, n, next_tile, select);
-      write(result, start, total);
-    } else {
-      write(result, start, total);
-      if (next_tile < tiles) load(first, n, next_tile, select);
-    }
-  }
-};
-
 /// The block scan of a backend (the backends' mechanism in copy_if): shared_memory's
 /// Hillis-Steele tree in shared memory; warp_shuffle's shuffles. The atomic backend scans
 /// with shuffles too: an order-keeping compaction needs a scan, which atomics do not give,
@@ -163,13 +37,13 @@ struct tile_compaction {
 /// atomicAdd per tile (unordered()), as on every backend.
 template <backend_id Backend>
 struct copy_if_scan {
-  template <int Threads>
-  using type = block_scan_shuffle<Threads>;
+  template <int Threads, class T>
+  using type = block_scan_shuffle<Threads, T>;
 };
 template <>
 struct copy_if_scan<backend_id::shared_memory> {
-  template <int Threads>
-  using type = block_scan_tree<Threads>;
+  template <int Threads, class T>
+  using type = block_scan_tree<Threads, T>;
 };
 
 /// Blocks per SM a kernel asks the compiler to fit (a register cap): ThreadsPerSm threads'

@@ -1,21 +1,21 @@
 #pragma once
 // Which items copy_if selects: `by_value` asks pred(item), `by_stencil` asks
 // pred(stencil[i]). The kernels ask in two steps: fetch<Threads, ItemsPerThread>() when
-// they load a tile's items (a thread's items are striped: item j is tile item
-// j * Threads + threadIdx.x), test() when they count it.
+// they load a tile's items (tile_compaction.cuh: a thread's item j is tile item
+// (j / 4) * Threads * 4 + threadIdx.x * 4 + j % 4 where ItemsPerThread is a multiple
+// of 4), test() when they count it.
 //
 // Only a stencil of 1-byte values (bool, uint8 masks: Python's select) fetches anything.
 // Read one byte an item at counting time, such a stencil cost the stable kernel 40% over
 // the same copy without one (H100, int32 at 2^24), for 25% more bytes: the byte loads
 // were issued only after the items had arrived (a memory latency a tile), one load
 // instruction a byte. Fetched with the items, one byte a register, the kernel spilled.
-// So a full tile's stencil bytes are read as 4-byte words with the items (a warp's 32
-// lanes read the 128 bytes of four of its item slots), one register per four items, and
-// at counting time each lane takes its byte from the lane that read it (a shuffle).
-// Partial tiles and unaligned stencils read bytes as before.
+// So a full tile's stencil bytes are read as 4-byte words with the items: a thread's
+// group of 4 consecutive items has its 4 bytes in one word (a warp reads 128
+// consecutive bytes a group), one register per four items. Partial tiles and unaligned
+// stencils read bytes as before.
 
 #include <tally/detail/config.cuh>
-#include <tally/warp/shuffle.cuh>
 
 #include <cstdint>
 #include <cstring>
@@ -47,8 +47,8 @@ inline constexpr bool is_byte_stencil_v =
     std::is_pointer_v<It> && sizeof(std::remove_pointer_t<It>) == 1 &&
     std::is_trivially_copyable_v<std::remove_cv_t<std::remove_pointer_t<It>>>;
 
-/// A full tile's stencil bytes, four to a word: word g of lane l holds the bytes of tile
-/// items (4g + l / 8) * Threads + warp * 32 + 4 * (l % 8) + 0..3.
+/// A full tile's stencil bytes, four to a word: word g of thread t holds the bytes of
+/// tile items g * Threads * 4 + t * 4 + 0..3 (the thread's items 4g..4g+3).
 template <int ItemsPerThread>
 struct stencil_words {
   unsigned int words[ItemsPerThread / 4];
@@ -73,12 +73,10 @@ struct by_stencil {
       const bool aligned = (reinterpret_cast<std::uintptr_t>(stencil) & 3) == 0;
       fetched.full = aligned && tile_n == Threads * ItemsPerThread;  // the same in the whole block
       if (!fetched.full) return;
-      const int lane = static_cast<int>(threadIdx.x) & 31;
-      const int warp = static_cast<int>(threadIdx.x) / 32;
-      const auto* bytes = reinterpret_cast<const unsigned char*>(stencil) + base + warp * 32 + 4 * (lane % 8);
+      const auto* bytes = reinterpret_cast<const unsigned char*>(stencil) + base + 4 * static_cast<int>(threadIdx.x);
 #pragma unroll
       for (int g = 0; g < ItemsPerThread / 4; ++g)
-        fetched.words[g] = *reinterpret_cast<const unsigned int*>(bytes + std::int64_t(4 * g + lane / 8) * Threads);
+        fetched.words[g] = *reinterpret_cast<const unsigned int*>(bytes + std::int64_t(g) * Threads * 4);
     }
   }
 
@@ -86,10 +84,8 @@ struct by_stencil {
   __device__ TALLY_FORCEINLINE bool test(const T&, std::int64_t index, bool in_range, const Fetched& fetched,
                                          int j) const {
     if constexpr (!std::is_same_v<Fetched, nothing_fetched>) {
-      if (fetched.full) {  // every lane of the warp is here: the shuffle's condition
-        const int lane = static_cast<int>(threadIdx.x) & 31;
-        const unsigned int word = __shfl_sync(full_warp_mask, fetched.words[j / 4], (j % 4) * 8 + lane / 4);
-        const unsigned char byte = static_cast<unsigned char>(word >> (8 * (lane % 4)));
+      if (fetched.full) {
+        const unsigned char byte = static_cast<unsigned char>(fetched.words[j / 4] >> (8 * (j % 4)));
         std::remove_cv_t<std::remove_pointer_t<StencilIt>> value;
         memcpy(&value, &byte, 1);
         return static_cast<bool>(pred(value));
