@@ -1,6 +1,6 @@
 // bench_copy_if: tally's copy_if_into (stable on the automatic and shared_memory
 // backends, and unordered()) and the synchronous tally::copy_if against CUB's
-// DeviceSelect::If (FlaggedIf for the case with a byte mask as the stencil, Python's
+// DeviceSelect::If (FlaggedIf for the cases with a byte mask as the stencil, Python's
 // select), Thrust's copy_if and the stream_read floor, side by side in one run,
 // by the anchors' method (shared/anchors/README.md): back-to-back calls between CUDA
 // events, inputs rotating over copies that fill 512 MiB, the figure is the median over 7
@@ -21,7 +21,8 @@
 //   --sizes=even|all|LIST   2^10, 2^12, ..., 2^28 (default) | every power 2^10..2^28 |
 //                           e.g. --sizes=2^10,2^20,1000 (fewer than 2^31 items)
 //   --cases=LIST            subset of int32_5pct,int32_50pct,int32_95pct,float_5pct,
-//                           float_50pct,float_95pct,int32_anchors,int32_mask50
+//                           float_50pct,float_95pct,int32_anchors,int32_mask50,
+//                           uint16_mask50,uint8_mask50
 //   --md=FILE               where the Markdown tables go (default bench_copy_if.md)
 //   --json=FILE             every row as JSON Lines (the input of `tally plot`)
 //   --device=N              run on CUDA device N

@@ -267,27 +267,47 @@ struct nonzero_byte {
   __host__ __device__ bool operator()(std::uint8_t m) const { return m != 0; }
 };
 /// A byte mask as the stencil, as Python's tally.select and torch.masked_select take one:
-/// int32 data hash(i) % 2^31, selected where mask[i] (hash(i) % 2 under another seed,
-/// 0 or 1) is nonzero: half of the items, wherever they are. The reference is CUB's
+/// Word data hash(i) % 2^(bits - 1), selected where mask[i] (hash(i) % 2 under another
+/// seed, 0 or 1) is nonzero: half of the items, wherever they are. The reference is CUB's
 /// DeviceSelect::FlaggedIf.
-struct int32_mask50 {
-  using T = int;
+template <class Word>
+struct mask50_case {
+  using T = Word;
   using pred_type = nonzero_byte;
   using stencil_type = std::uint8_t;
   static constexpr double fraction = 0.5;
   static pred_type pred() { return {}; }
-  static void fill(int* p, std::size_t n, cudaStream_t s) { fill_hash_mod(p, n, std::uint64_t(1) << 31, 0, s); }
+  static void fill(T* p, std::size_t n, cudaStream_t s) {
+    fill_hash_mod(p, n, std::uint64_t(1) << (8 * sizeof(T) - 1), 0, s);
+  }
   static void fill_stencil(std::uint8_t* p, std::size_t n, cudaStream_t s) { fill_hash_mod(p, n, 2, 1, s); }
+};
+struct int32_mask50 : mask50_case<int> {
   static constexpr const char* name = "int32_mask50";
   static constexpr const char* description =
       "int32 data hash(i) % 2^31, selected where a byte mask (hash(i) % 2, 0 or 1) is nonzero (50%; the stencil "
       "form, Python's select; the CUB row is DeviceSelect::FlaggedIf)";
 };
+/// Python's select of 2-byte dtypes (float16, bfloat16, int16), moved as 2-byte words.
+struct uint16_mask50 : mask50_case<std::uint16_t> {
+  static constexpr const char* name = "uint16_mask50";
+  static constexpr const char* description =
+      "uint16 data hash(i) % 2^15, selected where a byte mask (hash(i) % 2, 0 or 1) is nonzero (50%; Python's "
+      "select of 2-byte dtypes; the CUB row is DeviceSelect::FlaggedIf)";
+};
+/// Python's select of 1-byte dtypes (int8, uint8, bool), moved as bytes.
+struct uint8_mask50 : mask50_case<std::uint8_t> {
+  static constexpr const char* name = "uint8_mask50";
+  static constexpr const char* description =
+      "uint8 data hash(i) % 2^7, selected where a byte mask (hash(i) % 2, 0 or 1) is nonzero (50%; Python's "
+      "select of 1-byte dtypes; the CUB row is DeviceSelect::FlaggedIf)";
+};
 
 /// The case names, in table order (the values --cases accepts).
 inline std::vector<std::string> names() {
   return {int32_5::name, int32_50::name, int32_95::name, float_5::name,
-          float_50::name, float_95::name, int32_anchors::name, int32_mask50::name};
+          float_50::name, float_95::name, int32_anchors::name, int32_mask50::name,
+          uint16_mask50::name, uint8_mask50::name};
 }
 
 /// Calls f(Case{}) for each case whose name is in `wanted`, in table order.
@@ -302,6 +322,8 @@ void for_each_wanted(const Names& wanted, F&& f) {
   if (is_wanted(float_95::name)) f(float_95{});
   if (is_wanted(int32_anchors::name)) f(int32_anchors{});
   if (is_wanted(int32_mask50::name)) f(int32_mask50{});
+  if (is_wanted(uint16_mask50::name)) f(uint16_mask50{});
+  if (is_wanted(uint8_mask50::name)) f(uint8_mask50{});
 }
 
 /// Whether a case selects by a stencil (Case::stencil_type), and the stencil's item type
