@@ -73,7 +73,12 @@ inline select_sampling select_samples_balanced(std::int64_t n, std::int64_t k, s
     for (std::int64_t m = select_one_block_samples; m <= (std::int64_t(1) << 18); m *= 2) {
       if (m >= n || (m > select_one_block_samples && m > n / 16)) break;
       const double q = double(k) * double(m) / double(n);
-      const double q_over = double(rank_capacity) * double(m) / double(n);
+      // Above one block's sort only where that saves the grid's way to the threshold:
+      // drawn over the grid, more samples cost less than more candidates to rank (2^21 at
+      // k = 256: 16384 samples and 1034 candidates 26.8 µs, 8192 and 1987 28.9, H200).
+      const std::int64_t capacity =
+          m == select_one_block_samples ? rank_capacity : std::min<std::int64_t>(rank_capacity, 2 * select_sort_chunk);
+      const double q_over = double(capacity) * double(m) / double(n);
       const double deviations = last_resort || m == select_one_block_samples ? 2.0 : 3.0;
       const double rank = std::max(std::ceil(q + 3.0 * std::sqrt(q) + 2.0), double(select_sample_run + 1));
       if (rank <= q_over - deviations * std::sqrt(q_over) && rank <= double(m / 4)) {
@@ -187,7 +192,12 @@ void dispatch_top_k_select(const char* algorithm, const Policy& policy, const de
   const std::size_t chosen_bytes = align_up(std::size_t(k) * sizeof(unsigned long long), 256);
   const std::size_t buffer_bytes = align_up(std::size_t(capacity) * sizeof(unsigned long long), 256);
   const std::size_t sorted_bytes = merge ? align_up(std::size_t(k) * sizeof(select_key), 256) : 0;
-  const select_sampling sampling = select_samples(n, k, capacity, sizeof(V), select_sort_capacity(key_bits, index_bits));
+  // The candidates the threshold may let in: what the grid ranks (packed keys, where it has
+  // the blocks for them), else what one block sorts.
+  const std::int64_t rank_capacity = resident >= select_rank_blocks
+                                         ? select_candidate_capacity(key_bits, index_bits, capacity)
+                                         : select_sort_capacity(key_bits, index_bits);
+  const select_sampling sampling = select_samples(n, k, capacity, sizeof(V), rank_capacity);
   const std::size_t sample_bytes = align_up(std::size_t(sampling.count) * sizeof(select_key), 256);
   scratch_lease lease(algorithm, ctx, where, state_bytes + chosen_bytes + 2 * buffer_bytes + 2 * sorted_bytes + sample_bytes);
   auto* base = static_cast<unsigned char*>(lease.view().partials);
@@ -208,7 +218,7 @@ void dispatch_top_k_select(const char* algorithm, const Policy& policy, const de
   // The slot's second 8-byte word: zero between calls, as the exits' word before it.
   p.candidates = reinterpret_cast<unsigned long long*>(static_cast<unsigned char*>(lease.view().slot) + 8);
 
-  // Where block 0's samples set the threshold, its candidates (up to 4096) are ranked by
+  // Where every block's samples set the threshold, its candidates (up to 8192) are ranked by
   // the whole grid (rank_and_write), count^2 / 32 warp compares: at least
   // select_rank_blocks blocks then, not one per 2048 items. On the H200 at k = 1024, 32
   // blocks took 3.9 µs to rank 1866 candidates at 2^16 and 264 blocks 0.15 µs, but their
@@ -216,8 +226,14 @@ void dispatch_top_k_select(const char* algorithm, const Policy& policy, const de
   // the least time at 2^13..2^18 (docs/performance.md#select-threshold-words). Elsewhere
   // (larger values, more samples) each pass folds every block's histogram into global
   // memory: blocks by n.
-  if (select_block_samples(sizeof(V), sampling.count) && grid < select_rank_blocks)
-    grid = resident < select_rank_blocks ? resident : select_rank_blocks;
+  // Every block then draws the same samples and finds the same threshold: one block an SM
+  // (two blocks of an SM each ranking the 4096 took 4.5 µs to read them and 2.3 for a
+  // histogram at 2^20, against 2.5 and 1.4 alone; 2^19 / 2^20 at k = 256 0.82x / 0.71x
+  // the time with one an SM, the H200, docs/performance.md#select-rank-capacity).
+  if (select_block_samples(sizeof(V), sampling.count)) {
+    const std::int64_t per_sm = std::max<std::int64_t>(select_rank_blocks, std::min<std::int64_t>(grid, ctx.sm_count));
+    grid = std::min(per_sm, resident);
+  }
   launch(grid);
 }
 

@@ -76,6 +76,22 @@ TALLY_HOST_DEVICE constexpr std::int64_t select_sort_capacity(int key_bits, int 
   return key_bits + index_bits <= 64 ? 2 * select_sort_chunk : select_sort_chunk;
 }
 
+/// Candidates a warp of rank_and_write ranks at once (their words in registers).
+inline constexpr int select_rank_batch = 4;
+/// The most threshold candidates of packed keys the grid ranks (rank_and_write) without a
+/// select: up to select_rank_batch a warp over select_rank_blocks blocks. Twice one
+/// block's sort (4096) lets 2^19..2^20 items at k = 256..1024 find their threshold in
+/// every block from 4096 samples (select_dispatch.cuh), not over the grid's barriers.
+inline constexpr std::int64_t select_rank_capacity = 8192;
+
+/// The most threshold candidates written without a select: select_rank_capacity packed
+/// keys (ranked by the grid), else what block 0 sorts; at most what the buffers hold.
+TALLY_HOST_DEVICE constexpr std::int64_t select_candidate_capacity(int key_bits, int index_bits,
+                                                                   std::int64_t buffer_capacity) {
+  const std::int64_t most = key_bits + index_bits <= 64 ? select_rank_capacity : select_sort_chunk;
+  return most < buffer_capacity ? most : buffer_capacity;
+}
+
 /// Whether one block sorts the whole input (no select): up to 1024 items, k most of at
 /// most 2048, or, for values of at most 4 bytes (keys that pack in 64 bits up to 4096
 /// items), up to 4096 items. On the H200 sorting 1024 packed keys in one block with the
@@ -131,6 +147,19 @@ __device__ TALLY_FORCEINLINE select_key select_key_of(const P& p, V value, std::
   unsigned long long key = static_cast<unsigned long long>(to_order_key(value));
   if (!p.largest) key = ~key & key_mask;
   return {key, ((1ull << p.index_bits) - 1) - static_cast<unsigned long long>(index)};
+}
+
+/// Whether composite keys pack in 64 bits (the order key above the inverted index).
+template <class P>
+__device__ TALLY_FORCEINLINE bool select_keys_pack(const P& p) {
+  return p.key_bits + p.index_bits <= 64;
+}
+
+/// The packed composite key of `value`, the item at `index` (select_keys_pack).
+template <class P, class V>
+__device__ TALLY_FORCEINLINE unsigned long long packed_word_of(const P& p, V value, std::int64_t index) {
+  const select_key c = select_key_of(p, value, index);
+  return (c.key << p.index_bits) | c.inv;
 }
 
 template <class P>
@@ -195,36 +224,44 @@ __device__ TALLY_FORCEINLINE void warp_append(unsigned long long* counter, unsig
   if (want && at < capacity) array[at] = value;  // counted beyond the capacity, never written there
 }
 
+/// warp_append_all's default `also`: nothing more a slot.
+struct append_nothing_more {
+  __device__ TALLY_FORCEINLINE void operator()(int, unsigned long long) const {}
+};
+
 /// Appends, for each lane, value(u) for every u < N with want[u], to array[*counter...]:
-/// one atomic for the whole warp (a scan of the lanes' counts by shuffles). The threshold
-/// pass's candidates all go to one counter, so its atomics serialise: one a warp and
-/// round, not one per item slot (docs/performance.md#keep-best). Every lane of the warp
-/// calls it.
-template <int N, class Value>
+/// one atomic for the whole warp. The threshold pass's candidates all go to one counter,
+/// so its atomics serialise: one a warp and round, not one per item slot
+/// (docs/performance.md#keep-best). Slot u of the lanes that want it is one run of the
+/// array (a ballot a slot): each store instruction writes adjacent words. (Each lane's
+/// items adjacent instead, a lane's stores lie 8 words apart, a sector each: where the
+/// candidates crowd into a few warps, as on data in order, those warps' stores held up
+/// the pass.) also(u, at) then writes whatever else belongs to slot `at` (the threshold
+/// pass: the packed word). Every lane of the warp calls it.
+template <int N, class Value, class Also = append_nothing_more>
 __device__ TALLY_FORCEINLINE void warp_append_all(unsigned long long* counter, unsigned long long* array,
                                                   const bool (&want)[N], Value value,
-                                                  unsigned long long capacity = ~0ull) {
-  const int lane = static_cast<int>(threadIdx.x & 31);
-  unsigned int mine = 0;
-#pragma unroll
-  for (int u = 0; u < N; ++u) mine += want[u] ? 1u : 0u;
-  unsigned int upto = mine;  // inclusive prefix over the lanes
-#pragma unroll
-  for (int offset = 1; offset < 32; offset *= 2) {
-    const unsigned int x = __shfl_up_sync(0xffffffffu, upto, offset);
-    if (lane >= offset) upto += x;
-  }
-  const unsigned int total = __shfl_sync(0xffffffffu, upto, 31);
-  if (total == 0) return;
-  unsigned long long base = 0;
-  if (lane == 31) base = atomicAdd(counter, static_cast<unsigned long long>(total));
-  unsigned long long at = __shfl_sync(0xffffffffu, base, 31) + (upto - mine);
+                                                  unsigned long long capacity = ~0ull, Also also = {}) {
+  const unsigned int below = (1u << (threadIdx.x & 31)) - 1u;
+  unsigned int mask[N];
+  unsigned int total = 0;
 #pragma unroll
   for (int u = 0; u < N; ++u) {
-    if (want[u]) {
-      if (at < capacity) array[at] = value(u);  // counted beyond the capacity, never written there
-      ++at;
+    mask[u] = __ballot_sync(0xffffffffu, want[u]);
+    total += static_cast<unsigned int>(__popc(mask[u]));
+  }
+  if (total == 0) return;
+  unsigned long long base = 0;
+  if ((threadIdx.x & 31) == 0) base = atomicAdd(counter, static_cast<unsigned long long>(total));
+  base = __shfl_sync(0xffffffffu, base, 0);
+#pragma unroll
+  for (int u = 0; u < N; ++u) {
+    const unsigned long long at = base + static_cast<unsigned int>(__popc(mask[u] & below));
+    if (want[u] && at < capacity) {  // counted beyond the capacity, never written there
+      array[at] = value(u);
+      also(u, at);
     }
+    base += static_cast<unsigned int>(__popc(mask[u]));
   }
 }
 
@@ -424,7 +461,7 @@ TALLY_HOST_DEVICE TALLY_FORCEINLINE bool make_native_threshold(bool largest, boo
 /// (docs/performance.md#select-native-pass).
 template <bool Largest, class P, class V>
 __device__ TALLY_FORCEINLINE void threshold_pass_vectors(const P& p, const uint4* in, std::int64_t count,
-                                                         const native_threshold<V>& t) {
+                                                         const native_threshold<V>& t, bool packed) {
   constexpr int vectors = 2;  // per thread and round: 8 items (4: 1.05-1.07x the time at 2^24..2^28, H200)
   select_state& st = *p.state;
   const std::int64_t vstep = std::int64_t(gridDim.x) * blockDim.x * vectors;
@@ -464,12 +501,15 @@ __device__ TALLY_FORCEINLINE void threshold_pass_vectors(const P& p, const uint4
     }
     if (__any_sync(0xffffffffu, any)) {
       const std::int64_t first_vector = base + threadIdx.x;
+      const auto index = [&](int c) { return (first_vector + std::int64_t(c / 4) * blockDim.x) * 4 + c % 4; };
       warp_append_all(
-          p.candidates, p.buffer[1], want,
-          [&](int c) {
-            return static_cast<unsigned long long>((first_vector + std::int64_t(c / 4) * blockDim.x) * 4 + c % 4);
-          },
-          static_cast<unsigned long long>(p.buffer_capacity));
+          p.candidates, p.buffer[1], want, [&](int c) { return static_cast<unsigned long long>(index(c)); },
+          static_cast<unsigned long long>(p.buffer_capacity), [&](int c, unsigned long long at) {
+            if (packed) {
+              const unsigned int words[4] = {v[c / 4].x, v[c / 4].y, v[c / 4].z, v[c / 4].w};
+              p.buffer[0][at] = packed_word_of(p, bit_cast<V>(words[c % 4]), index(c));
+            }
+          });
     }
   }
 }
@@ -500,6 +540,10 @@ __device__ void threshold_pass(const P& p, const select_key& t, int t_bits) {
                : static_cast<std::int64_t>(((1ull << p.index_bits) - 1) -
                                            keep_top_bits(t.inv, p.index_bits, t_bits - p.key_bits));
   const std::int64_t n = p.n;
+  // Packed keys: each candidate's packed word to buffer 0 too, at its index's slot, so
+  // that rank_and_write reads the words, not the indices and then the items (buffer 0 is
+  // free until a select pass after this one writes it).
+  const bool packed = select_keys_pack(p);
   if constexpr (std::is_pointer_v<decltype(p.first)> && sizeof(V) == 4) {
     // 16-byte loads of 4 items where the input is aligned for them (the usual case) and
     // the item's type can say the threshold; the scalar loop below takes the rest.
@@ -507,8 +551,8 @@ __device__ void threshold_pass(const P& p, const select_key& t, int t_bits) {
     if (reinterpret_cast<std::uintptr_t>(p.first) % 16 == 0 &&
         make_native_threshold(p.largest, key_only, shift, static_cast<unsigned int>(t_key), last_index, native)) {
       const std::int64_t count = n / 4;
-      if (native.largest) threshold_pass_vectors<true>(p, reinterpret_cast<const uint4*>(p.first), count, native);
-      else threshold_pass_vectors<false>(p, reinterpret_cast<const uint4*>(p.first), count, native);
+      if (native.largest) threshold_pass_vectors<true>(p, reinterpret_cast<const uint4*>(p.first), count, native, packed);
+      else threshold_pass_vectors<false>(p, reinterpret_cast<const uint4*>(p.first), count, native, packed);
       // The last n % 4 items: block 0's first warp.
       if (blockIdx.x == 0 && threadIdx.x < 32) {
         const std::int64_t j = count * 4 + threadIdx.x;
@@ -517,8 +561,12 @@ __device__ void threshold_pass(const P& p, const select_key& t, int t_bits) {
           const V x = p.first[j];
           c = (native.largest ? !(x < native.bound) : x <= native.bound) || (x == native.tie && j <= native.last_index);
         }
-        warp_append(p.candidates, p.buffer[1], c, static_cast<unsigned long long>(j),
-                    static_cast<unsigned long long>(p.buffer_capacity));
+        const bool wants[1] = {c};
+        warp_append_all(
+            p.candidates, p.buffer[1], wants, [&](int) { return static_cast<unsigned long long>(j); },
+            static_cast<unsigned long long>(p.buffer_capacity), [&](int, unsigned long long at) {
+              if (packed) p.buffer[0][at] = packed_word_of(p, p.first[j], j);
+            });
       }
       return;
     }
@@ -546,7 +594,9 @@ __device__ void threshold_pass(const P& p, const select_key& t, int t_bits) {
     warp_append_all(
         p.candidates, p.buffer[1], candidate,
         [&](int u) { return static_cast<unsigned long long>(base + std::int64_t(u) * blockDim.x + threadIdx.x); },
-        static_cast<unsigned long long>(p.buffer_capacity));
+        static_cast<unsigned long long>(p.buffer_capacity), [&](int u, unsigned long long at) {
+          if (packed) p.buffer[0][at] = packed_word_of(p, value[u], base + std::int64_t(u) * blockDim.x + threadIdx.x);
+        });
   }
 }
 
@@ -1008,58 +1058,94 @@ __device__ void sort_and_write(const P& p, select_key* keys, int count, IndexAt 
   }
 }
 
-/// The threshold pass's candidates (the indices chosen[0..count), count <= the packed sort
-/// capacity, keys that pack in 64 bits), written by the whole grid, best first: every block
-/// packs the keys of all of them into its shared memory (a gather each from L2: no grid
-/// barrier), then each warp of the grid ranks candidates g, g + warps, ...: its rank is
-/// how many keys are better (distinct keys, distinct ranks), counted by the warp's lanes
-/// over a slice each, and a rank below k is its place in the output. In place of block
+/// The threshold pass's candidates (their packed words words[0..count), count <=
+/// select_rank_capacity), written by the whole grid, best first: each warp of the grid
+/// ranks candidates g, g + warps, ... (select_rank_batch at a time, their words in
+/// registers): a rank is how many words are better (distinct words, distinct ranks),
+/// counted by the warp's lanes over the words in the block's shared memory
+/// (select_sort_chunk keys' room: 4096 words, read from L2 a slice at a time where there
+/// are more), and a rank below k is the candidate's place in the output. In place of block
 /// 0's keys, keep-best and sort (about 9-11 µs of the kernel at 2^16..2^20 on the H200,
-/// docs/performance.md#keep-best) while the other blocks wait to exit.
+/// docs/performance.md#keep-best) while the other blocks wait to exit. The words, not the
+/// indices: a gather of the indices and then of their items, two dependent L2 round trips,
+/// took 0.9-3.0 µs of the kernel at 2^16..2^20 (1034-2097 candidates, the H200,
+/// benchmarks/timeline).
 template <class P>
-__device__ void rank_and_write(const P& p, unsigned long long* packed, const unsigned long long* chosen, int count) {
-  using V = iter_value_t<decltype(p.first)>;
-  // The gather: each thread's (up to) four indices, then their four items, in flight
-  // together: one at a time, two dependent L2 round trips an item took 1.8-2.6 µs
-  // (1866-2410 candidates, the H200, benchmarks/timeline).
-  constexpr int gather = 4;
-  for (int base = 0; base < count; base += gather * static_cast<int>(blockDim.x)) {
-    std::int64_t index[gather];
-    V value[gather] = {};
+__device__ void rank_and_write(const P& p, unsigned long long* packed, const unsigned long long* words, int count) {
+  constexpr int slice = 2 * select_sort_chunk;  // packed words in sh.keys
+  constexpr int in_flight = 4;
+  const int slices = (count + slice - 1) / slice;
+  const auto gather = [&](int from) {
+    const int length = count - from < slice ? count - from : slice;
+    for (int base = 0; base < length; base += in_flight * static_cast<int>(blockDim.x)) {
+      unsigned long long w[in_flight];
 #pragma unroll
-    for (int u = 0; u < gather; ++u) {
-      const int i = base + u * static_cast<int>(blockDim.x) + static_cast<int>(threadIdx.x);
-      index[u] = i < count ? static_cast<std::int64_t>(__ldcg(chosen + i)) : 0;
-    }
+      for (int u = 0; u < in_flight; ++u) {
+        const int i = base + u * static_cast<int>(blockDim.x) + static_cast<int>(threadIdx.x);
+        w[u] = i < length ? __ldcg(words + from + i) : 0;
+      }
 #pragma unroll
-    for (int u = 0; u < gather; ++u) {
-      const int i = base + u * static_cast<int>(blockDim.x) + static_cast<int>(threadIdx.x);
-      if (i < count) value[u] = static_cast<V>(p.first[index[u]]);
-    }
-#pragma unroll
-    for (int u = 0; u < gather; ++u) {
-      const int i = base + u * static_cast<int>(blockDim.x) + static_cast<int>(threadIdx.x);
-      if (i < count) {
-        const select_key c = select_key_of(p, value[u], index[u]);
-        packed[i] = (c.key << p.index_bits) | c.inv;
+      for (int u = 0; u < in_flight; ++u) {
+        const int i = base + u * static_cast<int>(blockDim.x) + static_cast<int>(threadIdx.x);
+        if (i < length) packed[i] = w[u];
       }
     }
-  }
-  __syncthreads();
-  TALLY_STREAM_MARK(stream_mark_words_in);
+  };
   // The ranks: a warp a candidate. The compares bound it (a 64-bit compare and a count
-  // a key and candidate: count^2 / 32 warp compares over the grid's SMs), so the grid
+  // a word and candidate: count^2 / 32 warp compares over the grid's SMs), so the grid
   // has at least select_rank_blocks blocks here (select_dispatch.cuh).
   const unsigned long long inv_mask = (1ull << p.index_bits) - 1;
   const int lane = static_cast<int>(threadIdx.x & 31);
   const int warps = static_cast<int>(gridDim.x * (blockDim.x >> 5));
-  for (int j = static_cast<int>(blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)); j < count; j += warps) {
-    const unsigned long long w = packed[j];
-    unsigned int better = 0;
-    for (int u = lane; u < count; u += 32) better += packed[u] > w ? 1u : 0u;
+  const int warp = static_cast<int>(blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5));
+  if (slices == 1) {
+    gather(0);
+    __syncthreads();
+    TALLY_STREAM_MARK(stream_mark_words_in);
+    for (int j = warp; j < count; j += warps) {
+      const unsigned long long w = packed[j];
+      unsigned int better = 0;
+      for (int u = lane; u < count; u += 32) better += packed[u] > w ? 1u : 0u;
 #pragma unroll
-    for (int d = 16; d > 0; d /= 2) better += __shfl_xor_sync(0xffffffffu, better, d);
-    if (lane == 0 && better < static_cast<unsigned int>(p.k)) write_result(p, better, select_key{w >> p.index_bits, w & inv_mask});
+      for (int d = 16; d > 0; d /= 2) better += __shfl_xor_sync(0xffffffffu, better, d);
+      if (lane == 0 && better < static_cast<unsigned int>(p.k))
+        write_result(p, better, select_key{w >> p.index_bits, w & inv_mask});
+    }
+    TALLY_STREAM_MARK(stream_mark_written);
+    return;
+  }
+  // More than the shared memory holds: select_rank_batch candidates a warp at a time, the
+  // words a slice at a time. Every block takes the same number of batches (the slices'
+  // barriers).
+  const int batches = (count + select_rank_batch * warps - 1) / (select_rank_batch * warps);
+  for (int b = 0; b < batches; ++b) {
+    unsigned long long mine[select_rank_batch];
+    unsigned int better[select_rank_batch];
+#pragma unroll
+    for (int r = 0; r < select_rank_batch; ++r) {
+      const int j = (b * select_rank_batch + r) * warps + warp;
+      mine[r] = j < count ? __ldcg(words + j) : 0;
+      better[r] = 0;
+    }
+    for (int from = 0; from < count; from += slice) {
+      __syncthreads();  // every warp is done with the slice before
+      gather(from);
+      __syncthreads();
+      const int length = count - from < slice ? count - from : slice;
+#pragma unroll
+      for (int r = 0; r < select_rank_batch; ++r) {
+        if ((b * select_rank_batch + r) * warps + warp >= count) continue;  // uniform in the warp
+        for (int u = lane; u < length; u += 32) better[r] += packed[u] > mine[r] ? 1u : 0u;
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < select_rank_batch; ++r) {
+      if ((b * select_rank_batch + r) * warps + warp >= count) continue;
+#pragma unroll
+      for (int d = 16; d > 0; d /= 2) better[r] += __shfl_xor_sync(0xffffffffu, better[r], d);
+      if (lane == 0 && better[r] < static_cast<unsigned int>(p.k))
+        write_result(p, better[r], select_key{mine[r] >> p.index_bits, mine[r] & inv_mask});
+    }
   }
   TALLY_STREAM_MARK(stream_mark_written);
 }
@@ -1181,13 +1267,13 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
     TALLY_STREAM_VALUE(stream_value_count, candidates);
     s.threshold = false;
     s.histogram = true;
-    if (candidates >= needed &&
-        candidates <= static_cast<unsigned long long>(select_sort_capacity(p.key_bits, p.index_bits))) {
-      // Few enough for one block to sort them all: the k best are the first k. Packed
-      // keys: ranked by the whole grid (rank_and_write); else block 0 sorts them.
+    if (candidates >= needed && candidates <= static_cast<unsigned long long>(
+                                                  select_candidate_capacity(p.key_bits, p.index_bits, p.buffer_capacity))) {
+      // Few enough to write directly: the k best are the first k. Packed keys: ranked by
+      // the whole grid (rank_and_write); else block 0 sorts them.
       const unsigned long long* chosen = p.buffer[1];
-      if (p.key_bits + p.index_bits <= 64) {
-        rank_and_write(p, reinterpret_cast<unsigned long long*>(sh.keys), chosen, static_cast<int>(candidates));
+      if (select_keys_pack(p)) {
+        rank_and_write(p, reinterpret_cast<unsigned long long*>(sh.keys), p.buffer[0], static_cast<int>(candidates));
       } else if (blockIdx.x == 0) {
         sort_and_write(p, sh.keys, static_cast<int>(candidates),
                        [chosen](int i) { return static_cast<std::int64_t>(chosen[i]); });
