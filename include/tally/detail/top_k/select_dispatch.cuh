@@ -218,7 +218,7 @@ void dispatch_top_k_select(const char* algorithm, const Policy& policy, const de
   // The slot's second 8-byte word: zero between calls, as the exits' word before it.
   p.candidates = reinterpret_cast<unsigned long long*>(static_cast<unsigned char*>(lease.view().slot) + 8);
 
-  // Where every block's samples set the threshold, its candidates (up to 8192) are ranked by
+  // Where every block's samples set the threshold, its candidates (up to 16384) are ranked by
   // the whole grid (rank_and_write), count^2 / 32 warp compares: at least
   // select_rank_blocks blocks then, not one per 2048 items. On the H200 at k = 1024, 32
   // blocks took 3.9 µs to rank 1866 candidates at 2^16 and 264 blocks 0.15 µs, but their

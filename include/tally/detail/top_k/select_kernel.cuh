@@ -26,10 +26,10 @@
 // same one (block_threshold) and no grid barrier waits for it; more, the grid draws them
 // into registers and finds it in three barriers (grid_threshold_words). One lean pass
 // (threshold_pass: 16-byte loads, a native compare of the item with the threshold's
-// value, one atomic a warp) writes those items to a buffer, and the select runs on the
-// buffer; or, when they are at most 4096 packed keys (rank_and_write: the grid ranks
-// them) or 2048 wider ones (block 0 sorts them), they are the output's candidates
-// directly. Only when fewer than k beat the threshold, or too many to keep, does the
+// value, one atomic a warp) writes those items to a buffer (with their packed keys, where
+// keys pack in 64 bits), and the select runs on the buffer; or, when they are at most
+// select_rank_capacity packed keys (rank_and_write: the grid ranks them) or 2048 wider
+// ones (block 0 sorts them), they are the output's candidates directly. Only when fewer than k beat the threshold, or too many to keep, does the
 // select start over on the input (one read more).
 //
 // Then the k chosen items are sorted by composite key (best first): one block sorts up to
@@ -77,12 +77,12 @@ TALLY_HOST_DEVICE constexpr std::int64_t select_sort_capacity(int key_bits, int 
 }
 
 /// Candidates a warp of rank_and_write ranks at once (their words in registers).
-inline constexpr int select_rank_batch = 4;
+inline constexpr int select_rank_batch = 8;
 /// The most threshold candidates of packed keys the grid ranks (rank_and_write) without a
-/// select: up to select_rank_batch a warp over select_rank_blocks blocks. Twice one
-/// block's sort (4096) lets 2^19..2^20 items at k = 256..1024 find their threshold in
+/// select: up to select_rank_batch a warp over select_rank_blocks blocks. Four times one
+/// block's sort (4096) lets 2^19..2^21 items at k = 256..1024 find their threshold in
 /// every block from 4096 samples (select_dispatch.cuh), not over the grid's barriers.
-inline constexpr std::int64_t select_rank_capacity = 8192;
+inline constexpr std::int64_t select_rank_capacity = 16384;
 
 /// The most threshold candidates written without a select: select_rank_capacity packed
 /// keys (ranked by the grid), else what block 0 sorts; at most what the buffers hold.
