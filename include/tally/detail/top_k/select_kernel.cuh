@@ -29,8 +29,9 @@
 // value, one atomic a warp) writes those items to a buffer (with their packed keys, where
 // keys pack in 64 bits), and the select runs on the buffer; or, when they are at most
 // select_rank_capacity packed keys (rank_and_write: the grid ranks them) or 2048 wider
-// ones (block 0 sorts them), they are the output's candidates directly. Only when fewer than k beat the threshold, or too many to keep, does the
-// select start over on the input (one read more).
+// ones (block 0 sorts them), they are the output's candidates directly. Only when fewer
+// than k beat the threshold, or too many to keep, does the select start over on the input
+// (one read more).
 //
 // Then the k chosen items are sorted by composite key (best first): one block sorts up to
 // select_sort_capacity of them (sort_keys.cuh: a bitonic network, mostly in registers,
@@ -551,8 +552,9 @@ __device__ void threshold_pass(const P& p, const select_key& t, int t_bits) {
     if (reinterpret_cast<std::uintptr_t>(p.first) % 16 == 0 &&
         make_native_threshold(p.largest, key_only, shift, static_cast<unsigned int>(t_key), last_index, native)) {
       const std::int64_t count = n / 4;
-      if (native.largest) threshold_pass_vectors<true>(p, reinterpret_cast<const uint4*>(p.first), count, native, packed);
-      else threshold_pass_vectors<false>(p, reinterpret_cast<const uint4*>(p.first), count, native, packed);
+      const auto* vectors = reinterpret_cast<const uint4*>(p.first);
+      if (native.largest) threshold_pass_vectors<true>(p, vectors, count, native, packed);
+      else threshold_pass_vectors<false>(p, vectors, count, native, packed);
       // The last n % 4 items: block 0's first warp.
       if (blockIdx.x == 0 && threadIdx.x < 32) {
         const std::int64_t j = count * 4 + threadIdx.x;
