@@ -53,6 +53,8 @@
 
 #include <cuda/std/limits>
 
+#include <cuda_pipeline_primitives.h>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -455,23 +457,51 @@ TALLY_HOST_DEVICE TALLY_FORCEINLINE bool make_native_threshold(bool largest, boo
   }
 }
 
+/// 16-byte vectors a thread of threshold_pass_vectors reads a round: 8 items (4 vectors:
+/// 1.05-1.07x the time at 2^24..2^28, H200).
+inline constexpr int select_pass_vectors = 2;
+
+/// Asks for the block's first round of threshold_pass_vectors (select_pass_vectors vectors
+/// a thread, adjacent threads adjacent vectors) to be copied into `staged` in shared
+/// memory, asynchronously (cp.async on sm_80+): where every block finds the threshold
+/// itself, the copies arrive while it draws and ranks its samples, and up to
+/// select_rank_blocks * select_threads * 8 items (2^19) that round is the whole pass. A
+/// thread later reads only the vectors it asked for, after __pipeline_wait_prior(0).
+template <class P>
+__device__ TALLY_FORCEINLINE void stage_first_round(const P& p, uint4* staged) {
+  const auto* in = reinterpret_cast<const uint4*>(p.first);
+  const std::int64_t count = p.n / 4;
+  const std::int64_t first = std::int64_t(blockIdx.x) * blockDim.x * select_pass_vectors;
+#pragma unroll
+  for (int u = 0; u < select_pass_vectors; ++u) {
+    const std::int64_t at = first + std::int64_t(u) * blockDim.x + threadIdx.x;
+    if (at < count) __pipeline_memcpy_async(&staged[u * blockDim.x + threadIdx.x], &in[at], sizeof(uint4));
+  }
+  __pipeline_commit();
+}
+
 /// The 16-byte body of threshold_pass over 4-byte items (count vectors of 4 at `in`),
 /// compared natively: a compare an item (two where the threshold reaches into the index),
 /// where the order key's arithmetic and the index's (the kernel issued about 26
 /// instructions an item, ncu) left the pass bound by the ALU pipe at 2.2 TB/s on the H200
 /// (docs/performance.md#select-native-pass).
+/// `staged`, where not null, holds the block's first round (stage_first_round).
 template <bool Largest, class P, class V>
 __device__ TALLY_FORCEINLINE void threshold_pass_vectors(const P& p, const uint4* in, std::int64_t count,
-                                                         const native_threshold<V>& t, bool packed) {
-  constexpr int vectors = 2;  // per thread and round: 8 items (4: 1.05-1.07x the time at 2^24..2^28, H200)
+                                                         const native_threshold<V>& t, bool packed,
+                                                         const uint4* staged) {
+  constexpr int vectors = select_pass_vectors;
   select_state& st = *p.state;
   const std::int64_t vstep = std::int64_t(gridDim.x) * blockDim.x * vectors;
-  for (std::int64_t base = std::int64_t(blockIdx.x) * blockDim.x * vectors; base < count; base += vstep) {
+  const std::int64_t first = std::int64_t(blockIdx.x) * blockDim.x * vectors;
+  for (std::int64_t base = first; base < count; base += vstep) {
     uint4 v[vectors];
 #pragma unroll
     for (int u = 0; u < vectors; ++u) {
       const std::int64_t at = base + std::int64_t(u) * blockDim.x + threadIdx.x;
-      v[u] = at < count ? in[at] : make_uint4(0, 0, 0, 0);
+      v[u] = at >= count              ? make_uint4(0, 0, 0, 0)
+             : staged && base == first ? staged[u * blockDim.x + threadIdx.x]
+                                       : in[at];
     }
     bool want[vectors * 4];
     bool any = false;
@@ -522,7 +552,7 @@ __device__ TALLY_FORCEINLINE void threshold_pass_vectors(const P& p, const uint4
 /// (the general pass's 64-bit prefix and digit arithmetic made it compute-bound, at a fifth
 /// of the memory's speed).
 template <class P>
-__device__ void threshold_pass(const P& p, const select_key& t, int t_bits) {
+__device__ void threshold_pass(const P& p, const select_key& t, int t_bits, const uint4* staged) {
   using V = iter_value_t<decltype(p.first)>;
   select_state& st = *p.state;
   // As the general pass with slot 0 would: clear slot 1 for the pass after this one.
@@ -553,8 +583,8 @@ __device__ void threshold_pass(const P& p, const select_key& t, int t_bits) {
         make_native_threshold(p.largest, key_only, shift, static_cast<unsigned int>(t_key), last_index, native)) {
       const std::int64_t count = n / 4;
       const auto* vectors = reinterpret_cast<const uint4*>(p.first);
-      if (native.largest) threshold_pass_vectors<true>(p, vectors, count, native, packed);
-      else threshold_pass_vectors<false>(p, vectors, count, native, packed);
+      if (native.largest) threshold_pass_vectors<true>(p, vectors, count, native, packed, staged);
+      else threshold_pass_vectors<false>(p, vectors, count, native, packed, staged);
       // The last n % 4 items: block 0's first warp.
       if (blockIdx.x == 0 && threadIdx.x < 32) {
         const std::int64_t j = count * 4 + threadIdx.x;
@@ -719,9 +749,12 @@ struct select_bucket {
   unsigned long long total;
 };
 
+/// With `clear` (a block's own histogram in shared memory), each thread also zeroes the
+/// buckets it reads, so that the histogram is zero again past the first barrier in here,
+/// for the next level's counts (block_threshold: one barrier a level fewer).
 template <class Count>
-__device__ select_bucket find_bucket(const Count* hist, unsigned long long r, unsigned long long* sums,
-                                     select_bucket* result) {
+__device__ select_bucket find_bucket(Count* hist, unsigned long long r, unsigned long long* sums,
+                                     select_bucket* result, bool clear = false) {
   // Thread t owns buckets [4t, 4t + 4); the suffix sums run from the top bucket down.
   constexpr int per_thread = select_buckets / select_threads;
   const int t = static_cast<int>(threadIdx.x);
@@ -731,6 +764,12 @@ __device__ select_bucket find_bucket(const Count* hist, unsigned long long r, un
   for (int i = 0; i < per_thread; ++i) {
     mine[i] = hist[t * per_thread + i];
     own += mine[i];
+  }
+  if constexpr (!std::is_const_v<Count>) {
+    if (clear) {
+#pragma unroll
+      for (int i = 0; i < per_thread; ++i) hist[t * per_thread + i] = 0;
+    }
   }
   // Suffix sums over the threads: inside a warp by shuffles, across warps through one word
   // a warp of `sums` (two barriers; a scan of every thread's word in shared memory took 18).
@@ -770,11 +809,13 @@ __device__ select_bucket find_bucket(const Count* hist, unsigned long long r, un
 /// The threshold from the samples whose bits (OR of key, ~key, inv, ~inv) are `bits`: a
 /// composite key's top t_bits that about p.sample_rank samples are at least as good as,
 /// found digit by digit over two levels; histogram(level, prefix, pos, w) histograms the
-/// digit (pos, w) of the samples under prefix and returns the histogram. False when the
+/// digit (pos, w) of the samples under prefix and returns the histogram (with
+/// `clear_histograms`, one find_bucket zeroes as it reads it: a block's own). False when the
 /// samples are all equal (no threshold splits them).
 template <class P, class Histogram>
 __device__ bool threshold_from_samples(const P& p, const unsigned long long* bits, unsigned long long* sums,
-                                       select_bucket* bucket, Histogram histogram, select_key& t, int& t_bits) {
+                                       select_bucket* bucket, Histogram histogram, select_key& t, int& t_bits,
+                                       bool clear_histograms = false) {
   const int total_bits = p.key_bits + p.index_bits;
   const int common = shared_top_bits(p, bits);
   if (common >= total_bits) return false;
@@ -783,7 +824,7 @@ __device__ bool threshold_from_samples(const P& p, const unsigned long long* bit
   unsigned long long rank = p.sample_rank;
   for (int level = 0; level < 2 && t_bits < total_bits; ++level) {
     const int tw = select_width(p, t_bits);
-    const select_bucket f = find_bucket(histogram(level, t, t_bits, tw), rank, sums, bucket);
+    const select_bucket f = find_bucket(histogram(level, t, t_bits, tw), rank, sums, bucket, clear_histograms);
     t = with_digit(p, t, t_bits, tw, f.b);
     t_bits += tw;
     rank -= f.above;
@@ -800,7 +841,9 @@ struct sample_word_bits {
     or_not |= ~word & word_mask;
   }
   /// The warp's OR (two REDUX a word), then lane 0's atomics into bits[0..3], in shared or
-  /// global memory. Every lane of the warp calls it.
+  /// global memory: 32-bit ORs on each word's halves, which the hardware does in one
+  /// instruction (a 64-bit atomicOr is a compare-and-swap loop, and the 16 warps of a
+  /// block retried theirs on the same four words). Every lane of the warp calls it.
   __device__ TALLY_FORCEINLINE void publish(unsigned long long* bits, int index_bits) const {
     const unsigned long long w = (static_cast<unsigned long long>(warp_or(static_cast<unsigned int>(or_word >> 32))) << 32) |
                                  warp_or(static_cast<unsigned int>(or_word));
@@ -808,10 +851,13 @@ struct sample_word_bits {
                                  warp_or(static_cast<unsigned int>(or_not));
     if ((threadIdx.x & 31) != 0) return;
     const unsigned long long inv_mask = (1ull << index_bits) - 1;
-    if (w >> index_bits) atomicOr(&bits[0], w >> index_bits);
-    if (n >> index_bits) atomicOr(&bits[1], n >> index_bits);
-    if (w & inv_mask) atomicOr(&bits[2], w & inv_mask);
-    if (n & inv_mask) atomicOr(&bits[3], n & inv_mask);
+    const unsigned long long parts[4] = {w >> index_bits, n >> index_bits, w & inv_mask, n & inv_mask};
+    auto* halves = reinterpret_cast<unsigned int*>(bits);  // little-endian: the low half first
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      if (static_cast<unsigned int>(parts[j])) atomicOr(&halves[2 * j], static_cast<unsigned int>(parts[j]));
+      if (parts[j] >> 32) atomicOr(&halves[2 * j + 1], static_cast<unsigned int>(parts[j] >> 32));
+    }
   }
 };
 
@@ -875,6 +921,9 @@ __device__ TALLY_FORCEINLINE bool block_threshold(const P& p, select_shared& sh,
   constexpr int per_thread = static_cast<int>(select_one_block_samples / select_threads);
   const std::int64_t m = p.sample_count;
   if (threadIdx.x < 4) sh.bits[threadIdx.x] = 0;
+  // The first level's histogram zeroed now, before the barrier below; find_bucket zeroes it
+  // again for the second as it reads the first (threshold_from_samples' clear_histograms).
+  for (int i = threadIdx.x; i < select_buckets; i += blockDim.x) sh.hist[i] = 0;
   // Everything below works on the packed words (the order key above the inverted index):
   // sample_word_bits, word_digit.
   const int total_bits = p.key_bits + p.index_bits;
@@ -904,18 +953,16 @@ __device__ TALLY_FORCEINLINE bool block_threshold(const P& p, select_shared& sh,
         bits.add(word[u], word_mask);
       }
     }
-    __syncthreads();  // sh.bits zeroed
+    __syncthreads();  // sh.bits and sh.hist zeroed
     bits.publish(sh.bits, p.index_bits);
     __syncthreads();
     TALLY_STREAM_MARK(stream_mark_words_out);
   }
   return threshold_from_samples(
       p, sh.bits, sums, bucket,
-      [&](int level, const select_key& under, int pos, int w) -> const unsigned int* {
+      [&](int level, const select_key& under, int pos, int w) -> unsigned int* {
         if (level == 1) TALLY_STREAM_MARK(stream_mark_cut);
         const word_digit d(p, under, pos, w);
-        for (int i = threadIdx.x; i < select_buckets; i += blockDim.x) sh.hist[i] = 0;
-        __syncthreads();
 #pragma unroll
         for (int u = 0; u < per_thread; ++u) {
           const bool valid = std::int64_t(u) * blockDim.x + threadIdx.x < m;
@@ -927,7 +974,7 @@ __device__ TALLY_FORCEINLINE bool block_threshold(const P& p, select_shared& sh,
         __syncthreads();
         return sh.hist;
       },
-      t, t_bits);
+      t, t_bits, /*clear_histograms=*/true);
 }
 
 /// Rows of select_threads samples a block keeps in registers on the grid's way to the
@@ -1159,7 +1206,7 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
   TALLY_STREAM_VALUE(stream_value_select, 1);
   // One shared block, used by the passes (histogram), the decisions (suffix sums) and
   // the sort (keys), never two at a time.
-  __shared__ union {
+  __shared__ alignas(16) union {  // 16: the staged first round's vectors (stage_first_round)
     select_shared pass;
     select_key keys[select_sort_chunk];
   } sh;
@@ -1177,6 +1224,21 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
   // Few samples of small values: every block finds the same threshold from them
   // (block_threshold) and goes on to the threshold pass without a grid barrier.
   const bool block_samples = select_block_samples(sizeof(iter_value_t<It>), p.sample_count);
+  // Then the threshold pass's first round is asked for now (stage_first_round), into the
+  // sort keys' shared memory past the histogram: block_threshold uses only sh.pass, and
+  // nothing else that memory until rank_and_write, after the pass. (A DRAM round trip
+  // off the pass, which up to 2^19 items is that one round.)
+  const uint4* staged = nullptr;
+  constexpr std::size_t stage_offset = (sizeof(select_shared) + 15) / 16 * 16;
+  static_assert(stage_offset + sizeof(uint4) * select_pass_vectors * select_threads <= sizeof(sh),
+                "the staged first round fits in the sort keys' shared memory");
+  if constexpr (std::is_pointer_v<It> && sizeof(iter_value_t<It>) == 4) {
+    if (block_samples && reinterpret_cast<std::uintptr_t>(p.first) % 16 == 0) {
+      auto* area = reinterpret_cast<uint4*>(reinterpret_cast<char*>(&sh) + stage_offset);
+      stage_first_round(p, area);
+      staged = area;
+    }
+  }
   {
     // Every block zeroes a slice of the state (80 KB: block 0 alone took 1.4 µs on the
     // H200). The threshold pass counts outside it (p.candidates).
@@ -1195,6 +1257,9 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
       TALLY_STREAM_MARK(stream_mark_reads);
     }
   }
+  // The staged copies have arrived (long since, behind the samples) before anything but
+  // the threshold pass may use that shared memory.
+  if (staged) __pipeline_wait_prior(0);
   // The state's zeroing meets the passes that count into it here. A block with its own
   // threshold (every block, the same one) goes straight to the threshold pass, which
   // touches the state only to clear what the zeroing clears too; its next barrier orders
@@ -1262,7 +1327,7 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
   if (s.threshold) {
     // The threshold pass only collects: a histogram of every item would cost more than
     // the read (shared-memory atomics) and is needed only when the threshold fails.
-    threshold_pass(p, s.t, s.t_bits);
+    threshold_pass(p, s.t, s.t_bits, staged);
     grid_barrier(p.arrivals, ++round);
     const unsigned long long candidates = *p.candidates;
     TALLY_STREAM_MARK(stream_mark_filtered);
