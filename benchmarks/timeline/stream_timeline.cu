@@ -4,7 +4,9 @@
 // span from the first block's start to the last block's end, and each phase's median over
 // the blocks that have it (µs, from clock64 at the SM's clock), the median over 9 calls.
 //
-// usage: stream_timeline [CASE...]
+// usage: stream_timeline [--spread] [CASE...]
+//   --spread: also each mark's spread over the blocks in the last call (first, p10,
+//   median, p90, last, from the first block's start): skew, and who waits for whom
 //   CASE: ROWSxLENGTH:K (rows), flat:N:K (a flat input), with :ascending for a ramp;
 //   N, LENGTH and K as the other tools take sizes (1000, 2^20, 2^16+3). Default: the cases of issue 21's table and the
 //   flat sizes it misses.
@@ -74,10 +76,14 @@ double median(std::vector<double> v) {
 constexpr int slots = td::stream_timeline_slots;
 constexpr int blocks = td::stream_timeline_blocks;
 
-// A phase: from mark `from` (or `alt`, where `from` is absent) to mark `to`.
+// A phase: from mark `from` (or `alt`, where `from` is absent) to mark `to`. The select
+// kernel's rows say which way to the threshold they belong to (the two use some slots
+// alike): every block's own (4096 samples) or the grid's.
+enum select_way { either_way, own_way, grid_way };
 struct phase {
   const char* name;
   int to, from, alt;
+  select_way way = either_way;
 };
 const phase phases[] = {
     {"threshold: reads", td::stream_mark_reads, td::stream_mark_start, -1},
@@ -101,17 +107,53 @@ const phase select_phases[] = {
     {"first histogram", td::stream_mark_cut, td::stream_mark_words_out, -1},
     {"second, threshold", td::stream_mark_reads, td::stream_mark_cut, -1},
     {"first grid barrier", td::stream_mark_threshold, td::stream_mark_reads, td::stream_mark_start},
-    {"grid: samples read", td::stream_mark_arrived, td::stream_mark_threshold, -1},
-    {"grid: their bits' barrier", td::stream_mark_chosen, td::stream_mark_arrived, -1},
-    {"grid: first histogram", td::stream_mark_grid_first, td::stream_mark_chosen, -1},
-    {"grid: second histogram", td::stream_mark_grid_second, td::stream_mark_grid_first, -1},
-    {"grid: threshold pass", td::stream_mark_filtered, td::stream_mark_grid_second, -1},
+    {"grid: samples read", td::stream_mark_arrived, td::stream_mark_threshold, -1, grid_way},
+    {"grid: their bits' barrier", td::stream_mark_chosen, td::stream_mark_arrived, -1, grid_way},
+    {"grid: first histogram", td::stream_mark_grid_first, td::stream_mark_chosen, -1, grid_way},
+    {"grid: second histogram", td::stream_mark_grid_second, td::stream_mark_grid_first, -1, grid_way},
+    {"grid: threshold pass", td::stream_mark_filtered, td::stream_mark_grid_second, -1, grid_way},
+    {"threshold pass", td::stream_mark_arrived, td::stream_mark_threshold, -1, own_way},
+    {"its barrier", td::stream_mark_chosen, td::stream_mark_arrived, -1, own_way},
+    {"the count read", td::stream_mark_filtered, td::stream_mark_chosen, -1, own_way},
     {"threshold pass + barrier", td::stream_mark_filtered, td::stream_mark_threshold, -1},
     {"candidates' keys in", td::stream_mark_words_in, td::stream_mark_filtered, -1},
     {"ranks and writes", td::stream_mark_written, td::stream_mark_words_in, -1},
 };
 
-void run(const timeline_case& c, float* x, float* values, int* indices) {
+// The marks --spread prints, in the kernel's order (the select kernel's two ways to its
+// threshold mark different things in some slots).
+struct mark_name {
+  int slot;
+  const char* name;
+};
+const mark_name stream_marks[] = {
+    {td::stream_mark_start, "start"},         {td::stream_mark_reads, "threshold's reads"},
+    {td::stream_mark_threshold, "threshold"}, {td::stream_mark_filtered, "pass(es) done"},
+    {td::stream_mark_slot, "row's room"},     {td::stream_mark_words_out, "words out"},
+    {td::stream_mark_arrived, "arrived"},     {td::stream_mark_words_in, "chooser: words in"},
+    {td::stream_mark_cut, "chooser: cut"},    {td::stream_mark_chosen, "chooser: chosen"},
+    {td::stream_mark_written, "written"},
+};
+const mark_name select_own_marks[] = {
+    {td::stream_mark_start, "start"},           {td::stream_mark_slot, "state zeroed"},
+    {td::stream_mark_words_out, "samples read"}, {td::stream_mark_cut, "first histogram"},
+    {td::stream_mark_reads, "threshold found"}, {td::stream_mark_arrived, "pass done"},
+    {td::stream_mark_chosen, "past its barrier"}, {td::stream_mark_filtered, "count read"},
+    {td::stream_mark_words_in, "keys in"},      {td::stream_mark_written, "written"},
+};
+const mark_name select_grid_marks[] = {
+    {td::stream_mark_start, "start"},
+    {td::stream_mark_threshold, "first grid barrier"},
+    {td::stream_mark_arrived, "grid: samples read"},
+    {td::stream_mark_chosen, "grid: bits' barrier"},
+    {td::stream_mark_grid_first, "grid: first level"},
+    {td::stream_mark_grid_second, "grid: second level"},
+    {td::stream_mark_filtered, "pass + barrier, count"},
+    {td::stream_mark_words_in, "keys in"},
+    {td::stream_mark_written, "written"},
+};
+
+void run(const timeline_case& c, bool spread, float* x, float* values, int* indices) {
   const bool flat = c.rows < 0;
   const long long n = flat ? c.length : c.rows * c.length;
   tally_support::fill_options o;
@@ -136,7 +178,8 @@ void run(const timeline_case& c, float* x, float* values, int* indices) {
   const std::vector<unsigned long long> zeros(time.size(), 0);
   constexpr int reps = 9;
   std::vector<std::vector<double>> per_phase(std::max(std::size(phases), std::size(select_phases)));
-  bool select = false;
+  bool select = false, grid = false;
+  std::vector<std::string> spread_lines;
   std::vector<double> event_us, span_us, ghz, count, total, kept, chosen_after_start;
   int recorded = 0;
   for (int rep = 0; rep < reps; ++rep) {
@@ -163,6 +206,7 @@ void run(const timeline_case& c, float* x, float* values, int* indices) {
     }
     if (recorded == 0) break;  // another kernel took the call
     for (int b = 0; b < blocks && !select; ++b) select = time[std::size_t(b) * slots + td::stream_value_select] == 1;
+    for (int b = 0; b < blocks && select && !grid; ++b) grid = time[std::size_t(b) * slots + td::stream_mark_grid_first] != 0;
     const phase* table = select ? select_phases : phases;
     const std::size_t table_size = select ? std::size(select_phases) : std::size(phases);
     std::vector<std::vector<double>> cycles(table_size);
@@ -172,6 +216,7 @@ void run(const timeline_case& c, float* x, float* values, int* indices) {
       const long long* k = &clock[std::size_t(b) * slots];
       if (!t[td::stream_mark_start]) continue;
       for (std::size_t p = 0; p < table_size; ++p) {
+        if (table[p].way == (grid ? own_way : grid_way)) continue;
         const int from = k[table[p].from] ? table[p].from : table[p].alt;
         if (k[table[p].to] && from >= 0 && k[from]) cycles[p].push_back(double(k[table[p].to] - k[from]));
       }
@@ -187,6 +232,26 @@ void run(const timeline_case& c, float* x, float* values, int* indices) {
     ghz.push_back(cycles_per_ns);
     for (std::size_t p = 0; p < table_size; ++p) per_phase[p].push_back(median(cycles[p]) / cycles_per_ns / 1000.0);
     span_us.push_back(double(last - first) / 1000.0);
+    if (spread && rep == reps - 1) {
+      // Each mark over the blocks, from the first block's start (this call only).
+      const mark_name* marks = !select ? stream_marks : grid ? select_grid_marks : select_own_marks;
+      const std::size_t count_of = !select ? std::size(stream_marks) : grid ? std::size(select_grid_marks)
+                                                                              : std::size(select_own_marks);
+      for (std::size_t m = 0; m < count_of; ++m) {
+        std::vector<double> at;
+        for (int b = 0; b < blocks; ++b) {
+          const unsigned long long* t = &time[std::size_t(b) * slots];
+          if (t[td::stream_mark_start] && t[marks[m].slot]) at.push_back(double(t[marks[m].slot] - first) / 1000.0);
+        }
+        if (at.empty()) continue;
+        std::sort(at.begin(), at.end());
+        char line[160];
+        std::snprintf(line, sizeof line, "  %-24s %5zu blocks: first %6.2f  p10 %6.2f  median %6.2f  p90 %6.2f  last %6.2f us",
+                      marks[m].name, at.size(), at.front(), at[at.size() / 10], at[at.size() / 2],
+                      at[at.size() * 9 / 10], at.back());
+        spread_lines.emplace_back(line);
+      }
+    }
   }
   TALLY_SUPPORT_CHECK(cudaEventDestroy(e0));
   TALLY_SUPPORT_CHECK(cudaEventDestroy(e1));
@@ -202,19 +267,25 @@ void run(const timeline_case& c, float* x, float* values, int* indices) {
   }
   if (select) {
     std::printf("  candidates %.0f\n", median(count));
-    return;
+  } else {
+    std::printf("  candidates: a block %.0f, a row (the chooser's) %.0f; kept by the cut %.0f; the chooser starts "
+                "choosing %.2f us after the first block starts\n",
+                median(count), median(total), median(kept), median(chosen_after_start) / 1000.0);
   }
-  std::printf("  candidates: a block %.0f, a row (the chooser's) %.0f; kept by the cut %.0f; the chooser starts "
-              "choosing %.2f us after the first block starts\n",
-              median(count), median(total), median(kept), median(chosen_after_start) / 1000.0);
+  if (!spread_lines.empty()) std::printf(" each mark from the first block's start (the last call):\n");
+  for (const auto& line : spread_lines) std::printf("%s\n", line.c_str());
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<timeline_case> cases;
+  bool spread = false;
   try {
-    for (int i = 1; i < argc; ++i) cases.push_back(parse_case(argv[i]));
+    for (int i = 1; i < argc; ++i) {
+      if (std::string(argv[i]) == "--spread") spread = true;
+      else cases.push_back(parse_case(argv[i]));
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "stream_timeline: %s\n", e.what());
     return 2;
@@ -237,7 +308,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "stream_timeline: %s: outputs past 16 MB\n", c.name.c_str());
       return 2;
     }
-    run(c, x, values, indices);
+    run(c, spread, x, values, indices);
   }
   TALLY_SUPPORT_CHECK(cudaFree(x));
   TALLY_SUPPORT_CHECK(cudaFree(values));

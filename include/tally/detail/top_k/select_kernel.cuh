@@ -1328,7 +1328,11 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
     // The threshold pass only collects: a histogram of every item would cost more than
     // the read (shared-memory atomics) and is needed only when the threshold fails.
     threshold_pass(p, s.t, s.t_bits, staged);
+    // (Timeline: where every block found the threshold, the pass alone and its barrier;
+    // the grid's samples mark their own phases in these slots.)
+    if (block_samples) TALLY_STREAM_MARK(stream_mark_arrived);
     grid_barrier(p.arrivals, ++round);
+    if (block_samples) TALLY_STREAM_MARK(stream_mark_chosen);
     const unsigned long long candidates = *p.candidates;
     TALLY_STREAM_MARK(stream_mark_filtered);
     TALLY_STREAM_VALUE(stream_value_count, candidates);

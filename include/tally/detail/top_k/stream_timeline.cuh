@@ -35,9 +35,11 @@ enum stream_timeline_slot : int {
   stream_value_select = 15,   // 1: the select kernel's marks, which read as follows
   // The select kernel: start; block 0: slot = the state zeroed, words_out = the samples
   // read, cut = the first histogram's bucket found, reads = the threshold found;
-  // threshold = past the first grid barrier; filtered = past the threshold pass's barrier
-  // (value_count: its candidates); words_in = the candidates' keys in shared memory
-  // (rank_and_write); written = the block's ranks counted and written.
+  // threshold = past the first grid barrier; with every block's own threshold, arrived =
+  // the threshold pass done and chosen = past its barrier; filtered = past the threshold
+  // pass's barrier and the count read (value_count: its candidates); words_in = the
+  // candidates' keys in shared memory (rank_and_write); written = the block's ranks
+  // counted and written.
   stream_timeline_slots = 16,
   // The select kernel's grid-drawn samples (grid_threshold_words) reuse slots it leaves
   // free: arrived = the samples read and their bits published; chosen = past the bits'
