@@ -52,16 +52,41 @@ endfunction()
 # For the same reason their PTX is not optimized (`-Xcicc -O0`): NVVM's optimizer was 115
 # of test_top_k_misc's 179 s on that machine (cicc 132 s -> 16 s; 62 s in all), and the
 # front end, which instantiates every template and reports every error, runs as before.
-function(tally_ptx_without_gpu)
+# Their directories (test/, benchmarks/) then also compile host code at -O0
+# (tally_host_level): gcc was then half of what was left (test_top_k_misc 53 s -> 36 s).
+
+# Whether the GPU tests and benchmarks are compiled as above (the TALLY_GPU_TARGETS_AS_PTX
+# option, defined on first use), into `out`.
+function(tally_gpu_targets_as_ptx out)
   set(default OFF)
   if(TALLY_ARCHITECTURES_WITHOUT_GPU AND
      "${CMAKE_CUDA_ARCHITECTURES}" STREQUAL "${TALLY_ARCHITECTURES_WITHOUT_GPU}")
     set(default ON)
   endif()
   option(TALLY_GPU_TARGETS_AS_PTX
-         "GPU tests and benchmarks as PTX only (default: ON where the configure found no GPU and no architectures were chosen)"
+         "GPU tests and benchmarks as unoptimized PTX only, host code at -O0 (default: ON where the configure found no GPU and no architectures were chosen)"
          ${default})
-  if(NOT TALLY_GPU_TARGETS_AS_PTX)
+  set(${out} ${TALLY_GPU_TARGETS_AS_PTX} PARENT_SCOPE)
+endfunction()
+
+# Sets the host optimization level of the calling directory's CUDA files (nvcc's -O is the
+# host compiler's; a second -O on a target made nvcc warn at every file): `level`, or -O0
+# where tally_gpu_targets_as_ptx says so.
+macro(tally_host_level level)
+  set(tally_level_chosen ${level})
+  tally_gpu_targets_as_ptx(tally_level_as_ptx)
+  if(tally_level_as_ptx)
+    set(tally_level_chosen -O0)
+  endif()
+  foreach(config RELEASE RELWITHDEBINFO MINSIZEREL)
+    string(REGEX REPLACE "(^| )-O[0-9s]( |$)" "\\1${tally_level_chosen}\\2" CMAKE_CUDA_FLAGS_${config}
+           "${CMAKE_CUDA_FLAGS_${config}}")
+  endforeach()
+endmacro()
+
+function(tally_ptx_without_gpu)
+  tally_gpu_targets_as_ptx(as_ptx)
+  if(NOT as_ptx)
     return()
   endif()
   set(virtual "")
