@@ -47,15 +47,17 @@ endfunction()
 # then ON) compiles their device code to PTX only ("90-virtual"): every template is
 # still instantiated and compiled by cicc, and on a GPU the driver would JIT-compile the
 # PTX at the first launch (slowly: reconfigure with CUDAARCHS set for a build that runs).
-# The tool, the examples and everything of a build with a GPU or chosen architectures
-# get the GPU's code as before: ptxas still sees every kernel of the library there.
+# The examples too (they cannot run there either); the tool gets optimized PTX (OPTIMIZED
+# below). Everything of a build with a GPU or chosen architectures gets the GPU's code as
+# before: there ptxas sees every kernel of the library (CI: scripts/ci-compat.sh's archs
+# step, the examples for sm_80, sm_89 and sm_100; the GPU machine: sm_90, every target).
 # For the same reason their PTX is not optimized (`-Xcicc -O0`): NVVM's optimizer was 115
 # of test_top_k_misc's 179 s on that machine (cicc 132 s -> 16 s; 62 s in all), and the
 # front end, which instantiates every template and reports every error, runs as before.
-# Their directories (test/, benchmarks/) then also compile host code at -O0
+# Their directories (test/, benchmarks/, examples/) then also compile host code at -O0
 # (tally_host_level): gcc was then half of what was left (test_top_k_misc 53 s -> 36 s).
 
-# Whether the GPU tests and benchmarks are compiled as above (the TALLY_GPU_TARGETS_AS_PTX
+# Whether the GPU tests, benchmarks and examples are compiled as above (the TALLY_GPU_TARGETS_AS_PTX
 # option, defined on first use), into `out`.
 function(tally_gpu_targets_as_ptx out)
   set(default OFF)
@@ -64,7 +66,7 @@ function(tally_gpu_targets_as_ptx out)
     set(default ON)
   endif()
   option(TALLY_GPU_TARGETS_AS_PTX
-         "GPU tests and benchmarks as unoptimized PTX only, host code at -O0 (default: ON where the configure found no GPU and no architectures were chosen)"
+         "GPU tests, benchmarks and examples as unoptimized PTX only, host code at -O0, the tool as PTX (default: ON where the configure found no GPU and no architectures were chosen)"
          ${default})
   set(${out} ${TALLY_GPU_TARGETS_AS_PTX} PARENT_SCOPE)
 endfunction()
@@ -84,7 +86,12 @@ macro(tally_host_level level)
   endforeach()
 endmacro()
 
+# tally_ptx_without_gpu([OPTIMIZED] targets...): the targets as above; OPTIMIZED (the
+# tool): PTX only, still optimized, so that it runs at full speed where the driver
+# JIT-compiles it (ptxas was 27 of checks_top_k_types.cu's 91 s on the CI machine; cicc 30,
+# gcc 26).
 function(tally_ptx_without_gpu)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "OPTIMIZED" "" "")
   tally_gpu_targets_as_ptx(as_ptx)
   if(NOT as_ptx)
     return()
@@ -95,8 +102,10 @@ function(tally_ptx_without_gpu)
     list(APPEND virtual "${arch}-virtual")
   endforeach()
   list(REMOVE_DUPLICATES virtual)
-  foreach(target IN LISTS ARGN)
+  foreach(target IN LISTS arg_UNPARSED_ARGUMENTS)
     set_property(TARGET ${target} PROPERTY CUDA_ARCHITECTURES ${virtual})
-    target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-Xcicc -O0>")
+    if(NOT arg_OPTIMIZED)
+      target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-Xcicc -O0>")
+    endif()
   endforeach()
 endfunction()
