@@ -55,7 +55,7 @@ endfunction()
 # of test_top_k_misc's 179 s on that machine (cicc 132 s -> 16 s; 62 s in all), and the
 # front end, which instantiates every template and reports every error, runs as before.
 # Their directories (test/, benchmarks/, examples/) then also compile host code at -O0
-# (tally_host_level): gcc was then half of what was left (test_top_k_misc 53 s -> 36 s).
+# (tally_host_level_without_gpu): gcc was then half of what was left (test_top_k_misc 53 s -> 36 s).
 
 # Whether the GPU tests, benchmarks and examples are compiled as above (the TALLY_GPU_TARGETS_AS_PTX
 # option, defined on first use), into `out`.
@@ -71,19 +71,17 @@ function(tally_gpu_targets_as_ptx out)
   set(${out} ${TALLY_GPU_TARGETS_AS_PTX} PARENT_SCOPE)
 endfunction()
 
-# Sets the host optimization level of the calling directory's CUDA files (nvcc's -O is the
-# host compiler's; a second -O on a target made nvcc warn at every file): `level`, or -O0
-# where tally_gpu_targets_as_ptx says so.
-macro(tally_host_level level)
-  set(tally_level_chosen ${level})
+# Where tally_gpu_targets_as_ptx says so (no GPU, no architectures chosen), sets the host
+# optimization level of the calling directory's CUDA files to `level` (nvcc's -O is the
+# host compiler's; a second -O on a target made nvcc warn at every file); else leaves it.
+macro(tally_host_level_without_gpu level)
   tally_gpu_targets_as_ptx(tally_level_as_ptx)
   if(tally_level_as_ptx)
-    set(tally_level_chosen -O0)
+    foreach(config RELEASE RELWITHDEBINFO MINSIZEREL)
+      string(REGEX REPLACE "(^| )-O[0-9s]( |$)" "\\1${level}\\2" CMAKE_CUDA_FLAGS_${config}
+             "${CMAKE_CUDA_FLAGS_${config}}")
+    endforeach()
   endif()
-  foreach(config RELEASE RELWITHDEBINFO MINSIZEREL)
-    string(REGEX REPLACE "(^| )-O[0-9s]( |$)" "\\1${tally_level_chosen}\\2" CMAKE_CUDA_FLAGS_${config}
-           "${CMAKE_CUDA_FLAGS_${config}}")
-  endforeach()
 endmacro()
 
 # tally_ptx_without_gpu([OPTIMIZED] targets...): the targets as above; OPTIMIZED (the
