@@ -8,10 +8,13 @@
 // with a block still reading it). The kernel sets it back to zero after its last barrier
 // (grid_barrier_reset), when no block reads it any more.
 //
-// Ordering: __syncthreads orders the block's writes before thread 0's arrival; the fence
-// and the release make them visible at device scope before the count includes the block;
-// the acquire load (and the fence after it) makes every other block's writes visible
-// before any thread of the block goes on.
+// Ordering: __syncthreads orders the block's writes before thread 0's arrival, whose
+// release (fence.acq_rel.gpu before the atomic, cumulative over what the block barrier
+// ordered) makes them visible at device scope before the count includes the block; the
+// acquire loads of the wait (each one invalidates the SM's L1) make every other block's
+// writes visible before any thread of the block goes on, through the __syncthreads after.
+// No __threadfence: that is fence.sc.gpu (MEMBAR.SC.GPU), stronger and slower than the
+// release and acquire the barrier needs, and it stood twice on every barrier's path.
 
 #include <tally/detail/config.cuh>
 
@@ -25,11 +28,9 @@ __device__ TALLY_FORCEINLINE void grid_barrier(unsigned int* arrivals, unsigned 
   __syncthreads();
   if (threadIdx.x == 0) {
     cuda::atomic_ref<unsigned int, cuda::thread_scope_device> count(*arrivals);
-    __threadfence();
     count.fetch_add(1u, cuda::std::memory_order_release);
     const unsigned int target = round * gridDim.x;
     while (count.load(cuda::std::memory_order_acquire) < target) __nanosleep(32);
-    __threadfence();
   }
   __syncthreads();
 }

@@ -11,6 +11,7 @@
 // call on the stream. Nothing spins, so it works whether or not all blocks are resident.
 
 #include <tally/detail/runtime/scratch.cuh>
+#include <tally/grid/fence.cuh>
 #include <tally/warp/sorted_list.cuh>
 
 #include <cuda/atomic>
@@ -52,7 +53,7 @@ __device__ void last_block_reduce(const T& block, typename BlockReduce::temp_sto
   // Thread 0 acquired the other blocks' partials; the barrier above passes that on to
   // this block's threads, and the fence keeps their loads from being served by a stale
   // L1 line.
-  __threadfence();
+  acquire_fence();
   const int grid = static_cast<int>(gridDim.x);
   T folded;
   bool has = false;
@@ -110,7 +111,7 @@ __device__ bool last_block_merge(C (&list)[P], const Rank& rank, const scratch_v
   if (!is_last) return false;
   // As in last_block_reduce: thread 0 acquired the other blocks' lists, the barrier
   // passes that on, and the fence keeps loads from a stale L1 line.
-  __threadfence();
+  acquire_fence();
   const int grid = static_cast<int>(gridDim.x);
   if (grid <= 32) {
     // Few lists (the grid of a small input): warp 0 alone, lane b holding block b's list,

@@ -41,7 +41,7 @@ __device__ bool top_k(C (&list)[P], const Rank& rank, At at, const detail::scrat
       if (j == tid) mine = entry;
     }
     if (tid < K && !Rank::is_empty(mine)) detail::cascade_insert<K>(words, mine, rank, at);
-    __threadfence();  // each lane's insertions before thread 0's arrival releases them
+    detail::release_fence();  // each lane's insertions before thread 0's arrival
     __syncwarp();
     if (tid == 0) is_last = detail::arrive_and_check_last(scratch.counter);
   }

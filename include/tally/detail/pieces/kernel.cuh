@@ -49,6 +49,7 @@
 #include <tally/detail/runtime/pdl.cuh>
 #include <tally/detail/runtime/scratch.cuh>
 #include <tally/functional.cuh>
+#include <tally/grid/fence.cuh>
 #include <tally/grid/slot.cuh>
 #include <tally/warp/group_reduce.cuh>
 #include <tally/warp/shuffle.cuh>
@@ -407,7 +408,7 @@ __device__ void pieces_by_blocks(It first, const Pieces& pieces, const Plan& pla
       if (is_last) {
         // As in last_block_reduce: thread 0 acquired the other blocks' partials, the
         // barrier passes that on, and the fence keeps loads from a stale L1 line.
-        __threadfence();
+        acquire_fence();
         const auto fold_op = [&](const maybe<T>& a, const maybe<T>& b) { return fold_maybe(a, b, plan.op); };
         maybe<T> folded{};
         folded.has = false;

@@ -33,6 +33,7 @@
 #include <tally/detail/config.cuh>
 #include <tally/detail/pieces/fold.cuh>
 #include <tally/detail/runtime/scratch.cuh>
+#include <tally/grid/fence.cuh>
 #include <tally/warp/group_reduce.cuh>
 
 #include <cuda/atomic>
@@ -280,7 +281,7 @@ __device__ void pieces_by_segments(It first, const Pieces& pieces, const Plan& p
       // As in the rows' last block: thread 0 acquired, the barrier passes it on, the fence
       // keeps the loads from a stale L1 line. The slots folded in chunk order, a batch at a
       // time through shared memory.
-      __threadfence();
+      acquire_fence();
       maybe<T> running{T{}, false};
       for (std::int64_t b = 0; b < chunks; b += batch_size) {
         const int n = chunks - b < batch_size ? static_cast<int>(chunks - b) : batch_size;

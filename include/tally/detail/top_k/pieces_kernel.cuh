@@ -52,6 +52,7 @@
 #include <tally/detail/runtime/pdl.cuh>
 #include <tally/detail/top_k/select_kernel.cuh>
 #include <tally/detail/top_k/stream_timeline.cuh>
+#include <tally/grid/fence.cuh>
 #include <tally/warp/shuffle.cuh>
 
 #include <cuda/std/cmath>
@@ -1236,7 +1237,7 @@ __device__ void stream_choose(W* buffer, const unsigned long long* words, unsign
 
 /// A chunk that streams, second half: its `count` candidates (buffer[0..count), positions
 /// the indices in the row) appended to the row's words (one atomic a block for the room),
-/// then the arrival (the threadfence pattern: the last block sees every block's words);
+/// then the arrival (release, then arrive: the last block sees every block's words);
 /// the last block of the row chooses the k best of all the words and writes them.
 template <class W, class P, class It>
 __device__ void top_k_stream_finish(const P& p, std::int64_t b, It piece, unsigned int count, W* buffer, W* chosen,
@@ -1269,11 +1270,11 @@ __device__ void top_k_stream_finish(const P& p, std::int64_t b, It piece, unsign
     __syncthreads();
     TALLY_STREAM_MARK(stream_mark_words_out);
     if (threadIdx.x == 0) {
-      __threadfence();
+      release_fence();
       const unsigned long long before = atomicAdd(&p.counters[s], 1ull << 32);
       sh.last = static_cast<unsigned int>(before >> 32) == static_cast<unsigned int>(p.chunks - 1);
       if (sh.last) {
-        __threadfence();
+        acquire_fence();
         // Every block took its room before it arrived (one thread's atomics on one word
         // stay in order), so the low half is the row's count: no load of it after.
         sh.count = static_cast<unsigned int>(before);
@@ -1377,17 +1378,17 @@ __global__ __launch_bounds__(pieces_top_k_threads, 2) void top_k_pieces_kernel(
       continue;
     }
     // Several blocks a piece: each leaves its k best in the lists; the last to finish
-    // merges them (the threadfence pattern: the lists are written, then the arrival is
+    // merges them (release, then arrive: the lists are written, then the arrival is
     // counted, so the last block sees every list).
     std::int64_t* lists = p.lists + s * p.chunks * p.k;
     for (std::int64_t j = threadIdx.x; j < p.k; j += blockDim.x) lists[c * p.k + j] = j < kept ? run_index[j] : -1;
     __syncthreads();
     if (threadIdx.x == 0) {
-      __threadfence();
+      release_fence();
       const unsigned int before = atomicAdd(&p.arrivals[s], 1u);
       sh.last = before == static_cast<unsigned int>(p.chunks - 1);
       if (sh.last) p.arrivals[s] = 0;  // zero for the next call
-      if (sh.last) __threadfence();
+      if (sh.last) acquire_fence();
       sh.count = 0;
     }
     __syncthreads();
