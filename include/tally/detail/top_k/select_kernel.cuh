@@ -647,11 +647,13 @@ __device__ TALLY_FORCEINLINE unsigned long long mix64(unsigned long long x) {
 /// the H100 at 2^14..2^18, docs/performance.md#keep-best).
 inline constexpr std::int64_t select_one_block_samples = 4096;
 
-/// Whether block 0 finds the threshold alone (block_threshold): values of at most 4 bytes
-/// and at most select_one_block_samples samples. The kernel and the dispatch (which then
+/// Whether every block finds the threshold itself (block_threshold): values of at most 4
+/// bytes and exactly select_one_block_samples samples (select_samples never draws fewer
+/// than 4096 from inputs the select kernel takes; block_threshold keeps 8 a thread with
+/// no guard). The kernel and the dispatch (which then
 /// launches at least select_rank_blocks blocks to rank the candidates) ask it alike.
 TALLY_HOST_DEVICE constexpr bool select_block_samples(std::size_t value_bytes, std::int64_t sample_count) {
-  return value_bytes <= 4 && sample_count > 0 && sample_count <= select_one_block_samples;
+  return value_bytes <= 4 && sample_count == select_one_block_samples;
 }
 /// Samples a thread draws at once: their loads in flight together (a draw is one random
 /// read each).
@@ -907,11 +909,11 @@ struct sample_positions {
   TALLY_HOST_DEVICE std::int64_t step(std::int64_t count) const { return count / select_sample_run * spacing; }
 };
 
-/// A block's threshold from at most select_one_block_samples samples of values of at most
-/// 4 bytes, into t and t_bits; false when the samples cannot split. Every block computes
+/// A block's threshold from select_one_block_samples samples of values of at most 4
+/// bytes, into t and t_bits; false when the samples cannot split. Every block computes
 /// the same one from the same samples (no grid barrier waits for block 0's).
 /// Each thread keeps its 8 samples in registers, packed in 64 bits (the order key above the
-/// inverted index: n <= 2^18 here), and draws them with all 8 loads in flight: written to
+/// inverted index, n < 2^32), and draws them with all 8 loads in flight: written to
 /// memory and read back for each histogram (sample_pass) they took 13 µs on the H200
 /// (docs/performance.md#keep-best).
 template <class P>
@@ -919,42 +921,52 @@ __device__ TALLY_FORCEINLINE bool block_threshold(const P& p, select_shared& sh,
                                              select_bucket* bucket, select_key& t, int& t_bits) {
   using V = iter_value_t<decltype(p.first)>;
   constexpr int per_thread = static_cast<int>(select_one_block_samples / select_threads);
-  const std::int64_t m = p.sample_count;
   if (threadIdx.x < 4) sh.bits[threadIdx.x] = 0;
   // The first level's histogram zeroed now, before the barrier below; find_bucket zeroes it
   // again for the second as it reads the first (threshold_from_samples' clear_histograms).
   for (int i = threadIdx.x; i < select_buckets; i += blockDim.x) sh.hist[i] = 0;
-  // Everything below works on the packed words (the order key above the inverted index):
-  // sample_word_bits, word_digit.
-  const int total_bits = p.key_bits + p.index_bits;
-  const unsigned long long word_mask = total_bits == 64 ? ~0ull : (1ull << total_bits) - 1;
+  // The histograms work on the packed words (the order key above the inverted index):
+  // word_digit.
   unsigned long long word[per_thread];
   {
     // The samples: sample_positions (n > 4096 here: select_sorts_all takes smaller
-    // inputs, so the runs do not overlap).
+    // inputs, so the runs do not overlap). Exactly per_thread a thread
+    // (select_block_samples), and positions, keys and inverted indices in 32 bits (n <
+    // 2^32: the packed words hold a 32-bit key above the index): with 64-bit positions,
+    // a guard a sample and select_key_of's 64-bit key the conversion took about 57
+    // instructions a sample (SASS, sm_90), 1.6 µs of the 2.4 from the state's zeroing to
+    // the samples' ORs (flat 2^16, the H200).
     const sample_positions where{p.sample_spacing};
-    const std::int64_t base = where(threadIdx.x), step = where.step(blockDim.x);
-    std::int64_t at[per_thread];
+    const auto base = static_cast<unsigned int>(where(threadIdx.x));
+    const auto step = static_cast<unsigned int>(where.step(blockDim.x));
     V value[per_thread];
 #pragma unroll
-    for (int u = 0; u < per_thread; ++u) {
-      const std::int64_t i = std::int64_t(u) * blockDim.x + threadIdx.x;
-      at[u] = base + std::int64_t(u) * step;
-      if (i < m) value[u] = p.first[at[u]];
-    }
-    sample_word_bits bits;
+    for (int u = 0; u < per_thread; ++u) value[u] = p.first[base + static_cast<unsigned int>(u) * step];
+    const unsigned int key_mask = p.key_bits == 32 ? ~0u : (1u << p.key_bits) - 1u;
+    const unsigned int flip = p.largest ? 0u : key_mask;  // tally::greater<>: the key's bits inverted
+    const unsigned int inv_top = p.index_bits == 32 ? ~0u : (1u << p.index_bits) - 1u;
+    unsigned int or_key = 0, or_not_key = 0, or_inv = 0, or_not_inv = 0;
 #pragma unroll
     for (int u = 0; u < per_thread; ++u) {
-      const std::int64_t i = std::int64_t(u) * blockDim.x + threadIdx.x;
-      word[u] = 0;
-      if (i < m) {
-        const select_key c = select_key_of(p, value[u], at[u]);
-        word[u] = (c.key << p.index_bits) | c.inv;
-        bits.add(word[u], word_mask);
-      }
+      const unsigned int key = static_cast<unsigned int>(to_order_key(value[u])) ^ flip;
+      const unsigned int inv = inv_top - (base + static_cast<unsigned int>(u) * step);
+      word[u] = (static_cast<unsigned long long>(key) << p.index_bits) | inv;
+      or_key |= key;
+      or_not_key |= ~key;
+      or_inv |= inv;
+      or_not_inv |= ~inv;
     }
+    // The warp's ORs, then lane 0's into the low halves of sh.bits (key, ~key, inv, ~inv,
+    // as shared_top_bits reads them; the high halves stay zero).
+    const unsigned int parts[4] = {warp_or(or_key), warp_or(or_not_key) & key_mask, warp_or(or_inv),
+                                   warp_or(or_not_inv) & inv_top};
     __syncthreads();  // sh.bits and sh.hist zeroed
-    bits.publish(sh.bits, p.index_bits);
+    if ((threadIdx.x & 31) == 0) {
+      auto* halves = reinterpret_cast<unsigned int*>(sh.bits);  // little-endian: the low half first
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+        if (parts[j] != 0) atomicOr(&halves[2 * j], parts[j]);
+    }
     __syncthreads();
     TALLY_STREAM_MARK(stream_mark_words_out);
   }
@@ -965,11 +977,10 @@ __device__ TALLY_FORCEINLINE bool block_threshold(const P& p, select_shared& sh,
         const word_digit d(p, under, pos, w);
 #pragma unroll
         for (int u = 0; u < per_thread; ++u) {
-          const bool valid = std::int64_t(u) * blockDim.x + threadIdx.x < m;
           // A plain shared atomic a sample: __match_any_sync (sample_pass's merge of a
           // warp's equal digits) took 4 µs a level here; equal digits only serialise
           // (data of few distinct values: at most 8 rounds of 32 a warp).
-          if (valid && d.running(word[u])) atomicAdd(&sh.hist[d.digit(word[u])], 1u);
+          if (d.running(word[u])) atomicAdd(&sh.hist[d.digit(word[u])], 1u);
         }
         __syncthreads();
         return sh.hist;
