@@ -640,11 +640,10 @@ __device__ TALLY_FORCEINLINE unsigned long long mix64(unsigned long long x) {
   return x ^ (x >> 31);
 }
 
-/// The samples one block draws and ranks alone (block_threshold): up to 4096 (inputs of up
-/// to 2^18 items), whose threshold then costs no grid barrier: block 0 finds it while the
-/// others zero their slices of the state and wait at the first barrier, after which all
-/// read it (three barriers and the global histograms' round trips fewer: about 3 µs each on
-/// the H100 at 2^14..2^18, docs/performance.md#keep-best).
+/// The samples every block draws and ranks itself (block_threshold): 4096, whose threshold
+/// then costs no grid barrier (three barriers and the global histograms' round trips
+/// fewer than the grid's way: about 3 µs each on the H100 at 2^14..2^18,
+/// docs/performance.md#keep-best).
 inline constexpr std::int64_t select_one_block_samples = 4096;
 
 /// Whether every block finds the threshold itself (block_threshold): values of at most 4
