@@ -1321,8 +1321,12 @@ __device__ void top_k_stream_finish(const P& p, std::int64_t b, It piece, unsign
   const std::int64_t out = s * p.k;
   for (std::int64_t j = threadIdx.x; j < p.k; j += blockDim.x) {
     if (j < next) {
-      const std::uint32_t index = piece_word_position(chosen[j]);
-      p.values[out + j] = piece[index];
+      // The value from its key where that is exact (write_result, select_kernel.cuh).
+      using V = iter_value_t<It>;
+      const W w = chosen[j];
+      const std::uint32_t index = piece_word_position(w);
+      const auto key = static_cast<order_key_t<V>>(p.largest ? piece_word_key(w) : ~piece_word_key(w));
+      p.values[out + j] = order_key_is_exact<V>(key) ? from_order_key<V>(key) : static_cast<V>(piece[index]);
       p.indices[out + j] = index;
     } else {
       p.indices[out + j] = -1;

@@ -750,12 +750,9 @@ struct select_bucket {
   unsigned long long total;
 };
 
-/// With `clear` (a block's own histogram in shared memory), each thread also zeroes the
-/// buckets it reads, so that the histogram is zero again past the first barrier in here,
-/// for the next level's counts (block_threshold: one barrier a level fewer).
 template <class Count>
 __device__ select_bucket find_bucket(Count* hist, unsigned long long r, unsigned long long* sums,
-                                     select_bucket* result, bool clear = false) {
+                                     select_bucket* result) {
   // Thread t owns buckets [4t, 4t + 4); the suffix sums run from the top bucket down.
   constexpr int per_thread = select_buckets / select_threads;
   const int t = static_cast<int>(threadIdx.x);
@@ -765,12 +762,6 @@ __device__ select_bucket find_bucket(Count* hist, unsigned long long r, unsigned
   for (int i = 0; i < per_thread; ++i) {
     mine[i] = hist[t * per_thread + i];
     own += mine[i];
-  }
-  if constexpr (!std::is_const_v<Count>) {
-    if (clear) {
-#pragma unroll
-      for (int i = 0; i < per_thread; ++i) hist[t * per_thread + i] = 0;
-    }
   }
   // Suffix sums over the threads: inside a warp by shuffles, across warps through one word
   // a warp of `sums` (two barriers; a scan of every thread's word in shared memory took 18).
@@ -807,16 +798,73 @@ __device__ select_bucket find_bucket(Count* hist, unsigned long long r, unsigned
   return *result;
 }
 
+/// find_bucket over a block's own histogram (select_buckets 32-bit counts in shared
+/// memory) by warp 0 alone, which also zeroes it for the next level's counts; every thread
+/// calls it and reads the result past its barrier. Every warp of find_bucket's way (four
+/// buckets a thread, 64-bit suffix sums over the block, three barriers) issued its ~200
+/// instructions, and it took 0.8 µs a level on the H200 (timeline marks), where the 16
+/// warps' samples are only 8 a thread. Here lane l sums buckets [64 l, 64 l + 64) (16-byte
+/// loads rotated by the lane: each quarter-warp's eight touch all 32 banks once), one
+/// suffix sum over the lanes finds the lane holding the r-th best, and a second over that
+/// lane's 64 buckets, two a lane, the bucket.
+__device__ TALLY_FORCEINLINE select_bucket block_find_bucket(unsigned int* hist, unsigned int r, select_bucket* result) {
+  constexpr int per_lane = select_buckets / 32;
+  constexpr int vectors = per_lane / 4;
+  static_assert(per_lane == 64, "two buckets a lane in the second round");
+  if (threadIdx.x < 32) {
+    const unsigned int lane = threadIdx.x;
+    auto* mine = reinterpret_cast<uint4*>(hist + lane * per_lane);
+    // Suffix sums from the top bucket down: x and every later lane's.
+    const auto suffix = [&](unsigned int x) {
+#pragma unroll
+      for (int offset = 1; offset < 32; offset *= 2) {
+        const unsigned int later = __shfl_down_sync(0xffffffffu, x, offset);
+        if (lane + offset < 32) x += later;
+      }
+      return x;
+    };
+    uint4 acc = {0u, 0u, 0u, 0u};
+#pragma unroll
+    for (int j = 0; j < vectors; ++j) {
+      const uint4 v = mine[(j + lane) % vectors];
+      acc.x += v.x;
+      acc.y += v.y;
+      acc.z += v.z;
+      acc.w += v.w;
+    }
+    const unsigned int own = acc.x + acc.y + acc.z + acc.w;
+    const unsigned int through = suffix(own);  // this lane's buckets and every one above
+    const unsigned int holder = __ballot_sync(0xffffffffu, through - own < r && r <= through);
+    const unsigned int owner = holder ? static_cast<unsigned int>(__ffs(holder) - 1) : 0u;
+    const unsigned int above_owner = __shfl_sync(0xffffffffu, through - own, owner);
+    const unsigned int total = __shfl_sync(0xffffffffu, through, 0);
+    const uint2 pair = reinterpret_cast<const uint2*>(hist + owner * per_lane)[lane];
+    const unsigned int two = pair.x + pair.y;
+    const unsigned int above = above_owner + suffix(two) - two;
+    if (above < r && r <= above + two) {
+      const bool high = above + pair.y >= r;  // bucket 2 lane + 1 lies above 2 lane
+      result->b = owner * per_lane + 2 * lane + (high ? 1u : 0u);
+      result->above = high ? above : above + pair.y;
+      result->in_b = high ? pair.y : pair.x;
+      result->total = total;
+    }
+    __syncwarp();  // every lane has read the owner's buckets
+#pragma unroll
+    for (int j = 0; j < vectors; ++j) mine[(j + lane) % vectors] = uint4{0u, 0u, 0u, 0u};
+  }
+  __syncthreads();
+  return *result;
+}
+
 /// The threshold from the samples whose bits (OR of key, ~key, inv, ~inv) are `bits`: a
 /// composite key's top t_bits that about p.sample_rank samples are at least as good as,
 /// found digit by digit over two levels; histogram(level, prefix, pos, w) histograms the
-/// digit (pos, w) of the samples under prefix and returns the histogram (with
-/// `clear_histograms`, one find_bucket zeroes as it reads it: a block's own). False when the
-/// samples are all equal (no threshold splits them).
-template <class P, class Histogram>
-__device__ bool threshold_from_samples(const P& p, const unsigned long long* bits, unsigned long long* sums,
-                                       select_bucket* bucket, Histogram histogram, select_key& t, int& t_bits,
-                                       bool clear_histograms = false) {
+/// digit (pos, w) of the samples under prefix and returns the histogram, and find(hist,
+/// rank) its bucket holding the rank-th best (find_bucket, or block_find_bucket over a
+/// block's own). False when the samples are all equal (no threshold splits them).
+template <class P, class Histogram, class Find>
+__device__ bool threshold_from_samples(const P& p, const unsigned long long* bits, Histogram histogram, Find find,
+                                       select_key& t, int& t_bits) {
   const int total_bits = p.key_bits + p.index_bits;
   const int common = shared_top_bits(p, bits);
   if (common >= total_bits) return false;
@@ -825,7 +873,7 @@ __device__ bool threshold_from_samples(const P& p, const unsigned long long* bit
   unsigned long long rank = p.sample_rank;
   for (int level = 0; level < 2 && t_bits < total_bits; ++level) {
     const int tw = select_width(p, t_bits);
-    const select_bucket f = find_bucket(histogram(level, t, t_bits, tw), rank, sums, bucket, clear_histograms);
+    const select_bucket f = find(histogram(level, t, t_bits, tw), rank);
     t = with_digit(p, t, t_bits, tw, f.b);
     t_bits += tw;
     rank -= f.above;
@@ -916,13 +964,13 @@ struct sample_positions {
 /// memory and read back for each histogram (sample_pass) they took 13 µs on the H200
 /// (docs/performance.md#keep-best).
 template <class P>
-__device__ TALLY_FORCEINLINE bool block_threshold(const P& p, select_shared& sh, unsigned long long* sums,
-                                             select_bucket* bucket, select_key& t, int& t_bits) {
+__device__ TALLY_FORCEINLINE bool block_threshold(const P& p, select_shared& sh, select_bucket* bucket, select_key& t,
+                                                  int& t_bits) {
   using V = iter_value_t<decltype(p.first)>;
   constexpr int per_thread = static_cast<int>(select_one_block_samples / select_threads);
   if (threadIdx.x < 4) sh.bits[threadIdx.x] = 0;
-  // The first level's histogram zeroed now, before the barrier below; find_bucket zeroes it
-  // again for the second as it reads the first (threshold_from_samples' clear_histograms).
+  // The first level's histogram zeroed now, before the barrier below; block_find_bucket
+  // zeroes it again for the second as it reads the first.
   for (int i = threadIdx.x; i < select_buckets; i += blockDim.x) sh.hist[i] = 0;
   // The histograms work on the packed words (the order key above the inverted index):
   // word_digit.
@@ -970,7 +1018,7 @@ __device__ TALLY_FORCEINLINE bool block_threshold(const P& p, select_shared& sh,
     TALLY_STREAM_MARK(stream_mark_words_out);
   }
   return threshold_from_samples(
-      p, sh.bits, sums, bucket,
+      p, sh.bits,
       [&](int level, const select_key& under, int pos, int w) -> unsigned int* {
         if (level == 1) TALLY_STREAM_MARK(stream_mark_cut);
         const word_digit d(p, under, pos, w);
@@ -984,7 +1032,10 @@ __device__ TALLY_FORCEINLINE bool block_threshold(const P& p, select_shared& sh,
         __syncthreads();
         return sh.hist;
       },
-      t, t_bits, /*clear_histograms=*/true);
+      [&](unsigned int* hist, unsigned long long rank) {
+        return block_find_bucket(hist, static_cast<unsigned int>(rank), bucket);
+      },
+      t, t_bits);
 }
 
 /// Rows of select_threads samples a block keeps in registers on the grid's way to the
@@ -1056,7 +1107,7 @@ __device__ bool grid_threshold_words(const P& p, select_shared& sh, unsigned lon
   barrier();
   TALLY_STREAM_MARK(stream_mark_chosen);
   return threshold_from_samples(
-      p, st.sample_bits, sums, bucket,
+      p, st.sample_bits,
       [&](int level, const select_key& under, int pos, int w) -> const unsigned long long* {
         const word_digit d(p, under, pos, w);
         for (int i = threadIdx.x; i < select_buckets; i += blockDim.x) sh.hist[i] = 0;
@@ -1075,14 +1126,20 @@ __device__ bool grid_threshold_words(const P& p, select_shared& sh, unsigned lon
         else TALLY_STREAM_MARK(stream_mark_grid_second);
         return out;
       },
+      [&](const unsigned long long* hist, unsigned long long rank) { return find_bucket(hist, rank, sums, bucket); },
       t, t_bits);
 }
 
+/// Output j: the item of composite key c. Its value comes from the key where the key says
+/// it exactly (order_key_is_exact: all but a float's zeros and NaNs, whose bits only the
+/// input has): no read of the input, an L2 round trip on the kernel's last step.
 template <class P>
 __device__ TALLY_FORCEINLINE void write_result(const P& p, std::int64_t j, const select_key& c) {
   using Value = iter_value_t<decltype(p.first)>;
   const std::int64_t index = index_of(p, c);
-  const Value v = p.first[index];
+  const unsigned long long key_mask = p.key_bits == 64 ? ~0ull : (1ull << p.key_bits) - 1;
+  const auto key = static_cast<order_key_t<Value>>(p.largest ? c.key : ~c.key & key_mask);
+  const Value v = order_key_is_exact<Value>(key) ? from_order_key<Value>(key) : static_cast<Value>(p.first[index]);
   p.values[j] = v;
   p.indices[j] = index;
 }
@@ -1263,7 +1320,7 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
   if constexpr (sizeof(iter_value_t<It>) <= 4) {
     if (block_samples) {
       TALLY_STREAM_MARK(stream_mark_slot);
-      own_found = block_threshold(p, sh.pass, sums, &bucket, own_t, own_bits);
+      own_found = block_threshold(p, sh.pass, &bucket, own_t, own_bits);
       TALLY_STREAM_MARK(stream_mark_reads);
     }
   }
@@ -1325,12 +1382,13 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
       sample_pass(p, true, prefix, 0, 0, nullptr, sh.pass);
       barrier();
       s.threshold = threshold_from_samples(
-          p, st.sample_bits, sums, &bucket,
+          p, st.sample_bits,
           [&](int level, const select_key& under, int at, int width) -> const unsigned long long* {
             sample_pass(p, false, under, at, width, st.sample_hist[level], sh.pass);
             barrier();
             return st.sample_hist[level];
           },
+          [&](const unsigned long long* hist, unsigned long long rank) { return find_bucket(hist, rank, sums, &bucket); },
           s.t, s.t_bits);
     }
   }
