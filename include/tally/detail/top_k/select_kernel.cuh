@@ -956,18 +956,34 @@ struct sample_positions {
   TALLY_HOST_DEVICE std::int64_t step(std::int64_t count) const { return count / select_sample_run * spacing; }
 };
 
+/// Samples a thread of block_threshold keeps (exactly: select_block_samples).
+inline constexpr int select_block_samples_a_thread = static_cast<int>(select_one_block_samples / select_threads);
+
+/// block_threshold's samples, this thread's (sample_positions: threadIdx.x + u blockDim.x),
+/// loaded first thing in the kernel: their DRAM round trip is the threshold's first step,
+/// where behind the first round's staging and the state's zeroing they were issued 0.35
+/// µs after the block's start (flat 2^16, the H200, benchmarks/timeline; tally_ab: 0.97-0.98
+/// the time at 2^19..2^20, 0.99-1.01 below).
+template <class P, class V>
+__device__ TALLY_FORCEINLINE void load_block_samples(const P& p, V (&value)[select_block_samples_a_thread]) {
+  const sample_positions where{p.sample_spacing};
+  const auto base = static_cast<unsigned int>(where(threadIdx.x));
+  const auto step = static_cast<unsigned int>(where.step(blockDim.x));
+#pragma unroll
+  for (int u = 0; u < select_block_samples_a_thread; ++u) value[u] = p.first[base + static_cast<unsigned int>(u) * step];
+}
+
 /// A block's threshold from select_one_block_samples samples of values of at most 4
 /// bytes, into t and t_bits; false when the samples cannot split. Every block computes
 /// the same one from the same samples (no grid barrier waits for block 0's).
 /// Each thread keeps its 8 samples in registers, packed in 64 bits (the order key above the
-/// inverted index, n < 2^32), and draws them with all 8 loads in flight: written to
+/// inverted index, n < 2^32), drawn by load_block_samples with all 8 loads in flight: written to
 /// memory and read back for each histogram (sample_pass) they took 13 µs on the H200
 /// (docs/performance.md#keep-best).
-template <class P>
-__device__ TALLY_FORCEINLINE bool block_threshold(const P& p, select_shared& sh, select_bucket* bucket, select_key& t,
-                                                  int& t_bits) {
-  using V = iter_value_t<decltype(p.first)>;
-  constexpr int per_thread = static_cast<int>(select_one_block_samples / select_threads);
+template <class P, class V>
+__device__ TALLY_FORCEINLINE bool block_threshold(const P& p, const V (&value)[select_block_samples_a_thread],
+                                                  select_shared& sh, select_bucket* bucket, select_key& t, int& t_bits) {
+  constexpr int per_thread = select_block_samples_a_thread;
   if (threadIdx.x < 4) sh.bits[threadIdx.x] = 0;
   // The first level's histogram zeroed now, before the barrier below; block_find_bucket
   // zeroes it again for the second as it reads the first.
@@ -986,9 +1002,6 @@ __device__ TALLY_FORCEINLINE bool block_threshold(const P& p, select_shared& sh,
     const sample_positions where{p.sample_spacing};
     const auto base = static_cast<unsigned int>(where(threadIdx.x));
     const auto step = static_cast<unsigned int>(where.step(blockDim.x));
-    V value[per_thread];
-#pragma unroll
-    for (int u = 0; u < per_thread; ++u) value[u] = p.first[base + static_cast<unsigned int>(u) * step];
     const unsigned int key_mask = p.key_bits == 32 ? ~0u : (1u << p.key_bits) - 1u;
     const unsigned int flip = p.largest ? 0u : key_mask;  // tally::greater<>: the key's bits inverted
     const unsigned int inv_top = p.index_bits == 32 ? ~0u : (1u << p.index_bits) - 1u;
@@ -1291,6 +1304,10 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
   // Few samples of small values: every block finds the same threshold from them
   // (block_threshold) and goes on to the threshold pass without a grid barrier.
   const bool block_samples = select_block_samples(sizeof(iter_value_t<It>), p.sample_count);
+  iter_value_t<It> sample_value[select_block_samples_a_thread];
+  if constexpr (sizeof(iter_value_t<It>) <= 4) {
+    if (block_samples) load_block_samples(p, sample_value);
+  }
   // Then the threshold pass's first round is asked for now (stage_first_round), into the
   // sort keys' shared memory past the histogram: block_threshold uses only sh.pass, and
   // nothing else that memory until rank_and_write, after the pass. (A DRAM round trip
@@ -1320,7 +1337,7 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
   if constexpr (sizeof(iter_value_t<It>) <= 4) {
     if (block_samples) {
       TALLY_STREAM_MARK(stream_mark_slot);
-      own_found = block_threshold(p, sh.pass, &bucket, own_t, own_bits);
+      own_found = block_threshold(p, sample_value, sh.pass, &bucket, own_t, own_bits);
       TALLY_STREAM_MARK(stream_mark_reads);
     }
   }
