@@ -217,6 +217,26 @@ TEST_CASE("run-time k top_k: one row split across the GPU, at the limits of that
   }
 }
 
+TEST_CASE("run-time k top_k: the select kernel where every block finds the threshold (2^16..2^19)") {
+  // 4096 samples, every block's own threshold, the staged first round the whole pass:
+  // data in order puts every candidate in one block's share; NaN thresholds take the
+  // pass's scalar loop; zeros and NaNs take their values from the input, every other value
+  // from its key (write_result). 2^19 - 4 and 2^17 + 4 end in a part-filled share.
+  for (long long n : {1LL << 16, (1LL << 17) + 4, 1LL << 18, (1LL << 19) - 4, 1LL << 19}) {
+    for (tt::pattern p : {tt::pattern::random, tt::pattern::constant, tt::pattern::sorted, tt::pattern::reversed,
+                          tt::pattern::with_nan, tt::pattern::neg_and_zeros, tt::pattern::pos_and_zeros}) {
+      const tt::dataset<float> d = tt::make_data<float>(n, p);
+      const std::vector<float> host = d.host();
+      for (long long k : {256LL, 1024LL, 1025LL})
+        top_k_any::check_k(d.ptr, host, k, tally::less<>{}, std::string("float ") + tt::pattern_name(p));
+      top_k_any::check_k(d.ptr, host, 300, tally::greater<>{}, std::string("float ") + tt::pattern_name(p));
+    }
+    const tt::dataset<int> i = tt::make_data<int>(n, tt::pattern::random);
+    top_k_any::check_k(i.ptr, i.host(), 1024, tally::less<>{}, "int random");
+    top_k_any::check_k(i.ptr, i.host(), 256, tally::greater<>{}, "int random");
+  }
+}
+
 TEST_CASE("run-time k top_k: bad arguments are tally::error and write nothing") {
   const tt::dataset<float> d = tt::make_data<float>(1000, tt::pattern::random);
   top_k_any::device_buffer<float> values(4);
