@@ -101,5 +101,14 @@ TALLY_HOST_DEVICE TALLY_FORCEINLINE bool order_key_is_exact(order_key_t<T> key) 
   }
 }
 
+/// The value of `key` into `out` where the key holds it exactly (order_key_is_exact); false
+/// for a float's zeros and NaNs, whose bits the caller reads from the input again.
+template <class T>
+TALLY_HOST_DEVICE TALLY_FORCEINLINE bool value_of_order_key(order_key_t<T> key, T& out) {
+  if (!order_key_is_exact<T>(key)) return false;
+  out = from_order_key<T>(key);
+  return true;
+}
+
 }  // namespace detail
 TALLY_NAMESPACE_END

@@ -56,10 +56,7 @@ struct packed_key {
   /// For an item's or a seed's key: the value, where the key holds it exactly
   /// (order_key_is_exact); false for a zero or a NaN, whose bits the caller reads again.
   __host__ __device__ TALLY_FORCEINLINE static bool value(type key, V& out) {
-    const std::uint32_t word = LargestWins ? high(key) : ~high(key);
-    if (!order_key_is_exact<V>(word)) return false;
-    out = from_order_key<V>(word);
-    return true;
+    return value_of_order_key<V>(LargestWins ? high(key) : ~high(key), out);
   }
   /// For an item's key: its index in the partition.
   __host__ __device__ TALLY_FORCEINLINE static std::int64_t index(type key) {

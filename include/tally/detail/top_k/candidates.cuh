@@ -79,10 +79,7 @@ struct wide_candidates {
   __device__ TALLY_FORCEINLINE static std::int64_t index(const type& c) { return c.index; }
   __device__ TALLY_FORCEINLINE static bool is_empty(const type& c) { return c.index == no_index; }
   __device__ TALLY_FORCEINLINE static bool value(const type& c, V& out) {
-    const unsigned long long key = LargestWins ? c.key : ~c.key;
-    if (!order_key_is_exact<V>(key)) return false;
-    out = from_order_key<V>(key);
-    return true;
+    return value_of_order_key<V>(static_cast<order_key_t<V>>(LargestWins ? c.key : ~c.key), out);
   }
 };
 

@@ -1325,8 +1325,10 @@ __device__ void top_k_stream_finish(const P& p, std::int64_t b, It piece, unsign
       using V = iter_value_t<It>;
       const W w = chosen[j];
       const std::uint32_t index = piece_word_position(w);
-      const auto key = static_cast<order_key_t<V>>(p.largest ? piece_word_key(w) : ~piece_word_key(w));
-      p.values[out + j] = order_key_is_exact<V>(key) ? from_order_key<V>(key) : static_cast<V>(piece[index]);
+      V v;
+      if (!value_of_order_key<V>(static_cast<order_key_t<V>>(p.largest ? piece_word_key(w) : ~piece_word_key(w)), v))
+        v = piece[index];
+      p.values[out + j] = v;
       p.indices[out + j] = index;
     } else {
       p.indices[out + j] = -1;

@@ -1151,8 +1151,9 @@ __device__ TALLY_FORCEINLINE void write_result(const P& p, std::int64_t j, const
   using Value = iter_value_t<decltype(p.first)>;
   const std::int64_t index = index_of(p, c);
   const unsigned long long key_mask = p.key_bits == 64 ? ~0ull : (1ull << p.key_bits) - 1;
-  const auto key = static_cast<order_key_t<Value>>(p.largest ? c.key : ~c.key & key_mask);
-  const Value v = order_key_is_exact<Value>(key) ? from_order_key<Value>(key) : static_cast<Value>(p.first[index]);
+  Value v;
+  if (!value_of_order_key<Value>(static_cast<order_key_t<Value>>(p.largest ? c.key : ~c.key & key_mask), v))
+    v = p.first[index];
   p.values[j] = v;
   p.indices[j] = index;
 }
