@@ -97,6 +97,11 @@ template <int K, class Policy>
 void top_run(const Policy& p, const void* in, std::int64_t n, const tally_ab::buffers& b) {
   tally::top_k_into(p, items<float>(in), items<float>(in) + n, K, out_of<float>(b), b.index);
 }
+// The same, the smallest first (tally::greater<>).
+template <int K, class Policy>
+void bottom_run(const Policy& p, const void* in, std::int64_t n, const tally_ab::buffers& b) {
+  tally::top_k_into(p, items<float>(in), items<float>(in) + n, K, out_of<float>(b), b.index, tally::greater<>{});
+}
 template <std::int64_t L, int K, class Policy>
 void row_top(const Policy& p, const void* in, std::int64_t n, const tally_ab::buffers& b) {
   tally::top_k_into(p, items<float>(in), tally::rows(n / L, L), K, out_of<float>(b), b.index);
@@ -164,6 +169,7 @@ const tally_ab::entry ab_table[] = {
     AB_AUTO("float_topk64", top_run<64>),
     AB_AUTO("float_topk256", top_run<256>),
     AB_AUTO("float_topk1024", top_run<1024>),
+    AB_AUTO("float_bottomk256", bottom_run<256>),
     AB_AUTO("float_topk8_ascending", top_run<8>),
     AB_AUTO("float_topk8_constant", top_run<8>),
     AB_AUTO("float_topk64_ascending", top_run<64>),

@@ -91,6 +91,7 @@ const case_info cases[] = {
     {"float_topk64", item::f32, check::top_k, 64},
     {"float_topk256", item::f32, check::top_k, 256},
     {"float_topk1024", item::f32, check::top_k, 1024},
+    {"float_bottomk256", item::f32, check::top_k, 256},
     // The same calls on data that defeats a threshold (issue 21: no slower than 2x uniform data).
     {"float_topk8_ascending", item::f32, check::top_k, 8, 0, tally_support::pattern::sorted},
     {"float_topk8_constant", item::f32, check::top_k, 8, 0, tally_support::pattern::constant},

@@ -461,8 +461,21 @@ TALLY_HOST_DEVICE TALLY_FORCEINLINE bool make_native_threshold(bool largest, boo
 /// 1.05-1.07x the time at 2^24..2^28, H200).
 inline constexpr int select_pass_vectors = 2;
 
+/// The first vector of warp w's tile in the first round of threshold_pass_vectors: a warp
+/// reads select_pass_vectors x 32 adjacent vectors a round (each of its loads 32 adjacent
+/// vectors), and the grid's warps take the tiles round-robin over the blocks (tile w to
+/// block w % grid, its warp w / grid), so that an input of fewer tiles than warps spreads
+/// over every SM. With a block's tiles adjacent, 2^16 items were 16 blocks' whole pass,
+/// and those 16 SMs' warps (their compares, appends and words, about 700 instructions a
+/// warp) issued for 1.6-1.9 µs while the other blocks waited at the barrier (ncu: issue-
+/// and latency-bound, not memory-bound; docs/performance.md#select-pass-spread).
+__device__ TALLY_FORCEINLINE std::int64_t first_pass_tile() {
+  const std::int64_t warp = std::int64_t(threadIdx.x >> 5) * gridDim.x + blockIdx.x;
+  return warp * select_pass_vectors * 32;
+}
+
 /// Asks for the block's first round of threshold_pass_vectors (select_pass_vectors vectors
-/// a thread, adjacent threads adjacent vectors) to be copied into `staged` in shared
+/// a thread: first_pass_tile) to be copied into `staged` in shared
 /// memory, asynchronously (cp.async on sm_80+): where every block finds the threshold
 /// itself, the copies arrive while it draws and ranks its samples, and up to
 /// select_rank_blocks * select_threads * 8 items (2^19) that round is the whole pass. A
@@ -471,10 +484,10 @@ template <class P>
 __device__ TALLY_FORCEINLINE void stage_first_round(const P& p, uint4* staged) {
   const auto* in = reinterpret_cast<const uint4*>(p.first);
   const std::int64_t count = p.n / 4;
-  const std::int64_t first = std::int64_t(blockIdx.x) * blockDim.x * select_pass_vectors;
+  const std::int64_t first = first_pass_tile();
 #pragma unroll
   for (int u = 0; u < select_pass_vectors; ++u) {
-    const std::int64_t at = first + std::int64_t(u) * blockDim.x + threadIdx.x;
+    const std::int64_t at = first + u * 32 + (threadIdx.x & 31);
     if (at < count) __pipeline_memcpy_async(&staged[u * blockDim.x + threadIdx.x], &in[at], sizeof(uint4));
   }
   __pipeline_commit();
@@ -493,12 +506,13 @@ __device__ TALLY_FORCEINLINE void threshold_pass_vectors(const P& p, const uint4
   constexpr int vectors = select_pass_vectors;
   select_state& st = *p.state;
   const std::int64_t vstep = std::int64_t(gridDim.x) * blockDim.x * vectors;
-  const std::int64_t first = std::int64_t(blockIdx.x) * blockDim.x * vectors;
+  const std::int64_t first = first_pass_tile();  // the warp's; its lanes' vectors base + 32 u + lane
+  const int lane = static_cast<int>(threadIdx.x & 31);
   for (std::int64_t base = first; base < count; base += vstep) {
     uint4 v[vectors];
 #pragma unroll
     for (int u = 0; u < vectors; ++u) {
-      const std::int64_t at = base + std::int64_t(u) * blockDim.x + threadIdx.x;
+      const std::int64_t at = base + u * 32 + lane;
       v[u] = at >= count              ? make_uint4(0, 0, 0, 0)
              : staged && base == first ? staged[u * blockDim.x + threadIdx.x]
                                        : in[at];
@@ -507,7 +521,7 @@ __device__ TALLY_FORCEINLINE void threshold_pass_vectors(const P& p, const uint4
     bool any = false;
 #pragma unroll
     for (int u = 0; u < vectors; ++u) {
-      const std::int64_t at = base + std::int64_t(u) * blockDim.x + threadIdx.x;
+      const std::int64_t at = base + u * 32 + lane;
       const unsigned int words[4] = {v[u].x, v[u].y, v[u].z, v[u].w};
       bool c[4];
 #pragma unroll
@@ -531,8 +545,8 @@ __device__ TALLY_FORCEINLINE void threshold_pass_vectors(const P& p, const uint4
       }
     }
     if (__any_sync(0xffffffffu, any)) {
-      const std::int64_t first_vector = base + threadIdx.x;
-      const auto index = [&](int c) { return (first_vector + std::int64_t(c / 4) * blockDim.x) * 4 + c % 4; };
+      const std::int64_t first_vector = base + lane;
+      const auto index = [&](int c) { return (first_vector + (c / 4) * 32) * 4 + c % 4; };
       warp_append_all(
           p.candidates, p.buffer[1], want, [&](int c) { return static_cast<unsigned long long>(index(c)); },
           static_cast<unsigned long long>(p.buffer_capacity), [&](int c, unsigned long long at) {
@@ -545,64 +559,35 @@ __device__ TALLY_FORCEINLINE void threshold_pass_vectors(const P& p, const uint4
   }
 }
 
-/// The threshold pass (select_kernel's one read of the input when the threshold holds):
-/// appends to buffer 1 the index of every item whose composite key's top t_bits are at
-/// least t's. Its own loop, not run_select_pass's: per item a compare or two in the item's
-/// own type where that says it (threshold_pass_vectors), else the order key and a compare
-/// (the general pass's 64-bit prefix and digit arithmetic made it compute-bound, at a fifth
-/// of the memory's speed).
-template <class P>
-__device__ void threshold_pass(const P& p, const select_key& t, int t_bits, const uint4* staged) {
-  using V = iter_value_t<decltype(p.first)>;
-  select_state& st = *p.state;
-  // As the general pass with slot 0 would: clear slot 1 for the pass after this one.
-  if (blockIdx.x == 0) {
-    for (int i = threadIdx.x; i < select_buckets; i += blockDim.x) st.hist[1][i] = 0;
-    if (threadIdx.x < 4) st.bits[1][threadIdx.x] = 0;
-  }
-  const unsigned long long key_mask = p.key_bits == 64 ? ~0ull : (1ull << p.key_bits) - 1;
-  // Candidates: key > t_key, or key == t_key and index <= last_index (t_bits reaching into
-  // the inverted index); with t_bits <= key_bits only the top t_bits of the key count.
-  const bool key_only = t_bits <= p.key_bits;
-  const int shift = key_only ? p.key_bits - t_bits : 0;
-  const unsigned long long t_key = t.key >> shift;
-  const std::int64_t last_index =
-      key_only ? -1
-               : static_cast<std::int64_t>(((1ull << p.index_bits) - 1) -
-                                           keep_top_bits(t.inv, p.index_bits, t_bits - p.key_bits));
+/// threshold_pass_vectors' last n % 4 items: block 0's first warp. Not inlined, nor is
+/// threshold_pass_items: inlined, their code lay between the threshold pass's loop and the
+/// grid barrier after it, and every SM fetched the code past them from L2 on a jump, all
+/// its warps waiting (ncu's samples at 2^16; docs/performance.md#select-code-layout).
+template <class P, class V>
+__device__ __noinline__ void threshold_pass_tail(const P& p, native_threshold<V> t, bool packed) {
   const std::int64_t n = p.n;
-  // Packed keys: each candidate's packed word to buffer 0 too, at its index's slot, so
-  // that rank_and_write reads the words, not the indices and then the items (buffer 0 is
-  // free until a select pass after this one writes it).
-  const bool packed = select_keys_pack(p);
-  if constexpr (std::is_pointer_v<decltype(p.first)> && sizeof(V) == 4) {
-    // 16-byte loads of 4 items where the input is aligned for them (the usual case) and
-    // the item's type can say the threshold; the scalar loop below takes the rest.
-    native_threshold<V> native;
-    if (reinterpret_cast<std::uintptr_t>(p.first) % 16 == 0 &&
-        make_native_threshold(p.largest, key_only, shift, static_cast<unsigned int>(t_key), last_index, native)) {
-      const std::int64_t count = n / 4;
-      const auto* vectors = reinterpret_cast<const uint4*>(p.first);
-      if (native.largest) threshold_pass_vectors<true>(p, vectors, count, native, packed, staged);
-      else threshold_pass_vectors<false>(p, vectors, count, native, packed, staged);
-      // The last n % 4 items: block 0's first warp.
-      if (blockIdx.x == 0 && threadIdx.x < 32) {
-        const std::int64_t j = count * 4 + threadIdx.x;
-        bool c = false;
-        if (j < n) {
-          const V x = p.first[j];
-          c = (native.largest ? !(x < native.bound) : x <= native.bound) || (x == native.tie && j <= native.last_index);
-        }
-        const bool wants[1] = {c};
-        warp_append_all(
-            p.candidates, p.buffer[1], wants, [&](int) { return static_cast<unsigned long long>(j); },
-            static_cast<unsigned long long>(p.buffer_capacity), [&](int, unsigned long long at) {
-              if (packed) p.buffer[0][at] = packed_word_of(p, p.first[j], j);
-            });
-      }
-      return;
-    }
+  const std::int64_t j = n / 4 * 4 + threadIdx.x;
+  bool c = false;
+  if (j < n) {
+    const V x = p.first[j];
+    c = (t.largest ? !(x < t.bound) : x <= t.bound) || (x == t.tie && j <= t.last_index);
   }
+  const bool wants[1] = {c};
+  warp_append_all(
+      p.candidates, p.buffer[1], wants, [&](int) { return static_cast<unsigned long long>(j); },
+      static_cast<unsigned long long>(p.buffer_capacity), [&](int, unsigned long long at) {
+        if (packed) p.buffer[0][at] = packed_word_of(p, p.first[j], j);
+      });
+}
+
+/// threshold_pass by order keys, an item at a time: inputs that are not 4-byte items at a
+/// 16-byte aligned pointer, or a threshold their type cannot say (native_threshold).
+template <class P>
+__device__ __noinline__ void threshold_pass_items(const P& p, unsigned long long t_key, int shift, bool key_only,
+                                                  std::int64_t last_index, bool packed) {
+  using V = iter_value_t<decltype(p.first)>;
+  const unsigned long long key_mask = p.key_bits == 64 ? ~0ull : (1ull << p.key_bits) - 1;
+  const std::int64_t n = p.n;
   const std::int64_t step = std::int64_t(gridDim.x) * blockDim.x * select_items_per_thread;
   for (std::int64_t base = std::int64_t(blockIdx.x) * blockDim.x * select_items_per_thread; base < n; base += step) {
     V value[select_items_per_thread];
@@ -630,6 +615,51 @@ __device__ void threshold_pass(const P& p, const select_key& t, int t_bits, cons
           if (packed) p.buffer[0][at] = packed_word_of(p, value[u], base + std::int64_t(u) * blockDim.x + threadIdx.x);
         });
   }
+}
+
+/// The threshold pass (select_kernel's one read of the input when the threshold holds):
+/// appends to buffer 1 the index of every item whose composite key's top t_bits are at
+/// least t's. Its own loop, not run_select_pass's: per item a compare or two in the item's
+/// own type where that says it (threshold_pass_vectors), else the order key and a compare
+/// (threshold_pass_items; the general pass's 64-bit prefix and digit arithmetic made it
+/// compute-bound, at a fifth of the memory's speed).
+template <class P>
+__device__ TALLY_FORCEINLINE void threshold_pass(const P& p, const select_key& t, int t_bits, const uint4* staged) {
+  using V = iter_value_t<decltype(p.first)>;
+  select_state& st = *p.state;
+  // As the general pass with slot 0 would: clear slot 1 for the pass after this one.
+  if (blockIdx.x == 0) {
+    for (int i = threadIdx.x; i < select_buckets; i += blockDim.x) st.hist[1][i] = 0;
+    if (threadIdx.x < 4) st.bits[1][threadIdx.x] = 0;
+  }
+  // Candidates: key > t_key, or key == t_key and index <= last_index (t_bits reaching into
+  // the inverted index); with t_bits <= key_bits only the top t_bits of the key count.
+  const bool key_only = t_bits <= p.key_bits;
+  const int shift = key_only ? p.key_bits - t_bits : 0;
+  const unsigned long long t_key = t.key >> shift;
+  const std::int64_t last_index =
+      key_only ? -1
+               : static_cast<std::int64_t>(((1ull << p.index_bits) - 1) -
+                                           keep_top_bits(t.inv, p.index_bits, t_bits - p.key_bits));
+  // Packed keys: each candidate's packed word to buffer 0 too, at its index's slot, so
+  // that rank_and_write reads the words, not the indices and then the items (buffer 0 is
+  // free until a select pass after this one writes it).
+  const bool packed = select_keys_pack(p);
+  if constexpr (std::is_pointer_v<decltype(p.first)> && sizeof(V) == 4) {
+    // 16-byte loads of 4 items where the input is aligned for them (the usual case) and
+    // the item's type can say the threshold; threshold_pass_items takes the rest.
+    native_threshold<V> native;
+    if (reinterpret_cast<std::uintptr_t>(p.first) % 16 == 0 &&
+        make_native_threshold(p.largest, key_only, shift, static_cast<unsigned int>(t_key), last_index, native)) {
+      const std::int64_t count = p.n / 4;
+      const auto* vectors = reinterpret_cast<const uint4*>(p.first);
+      if (native.largest) threshold_pass_vectors<true>(p, vectors, count, native, packed, staged);
+      else threshold_pass_vectors<false>(p, vectors, count, native, packed, staged);
+      if (p.n % 4 != 0 && blockIdx.x == 0 && threadIdx.x < 32) threshold_pass_tail(p, native, packed);
+      return;
+    }
+  }
+  threshold_pass_items(p, t_key, shift, key_only, last_index, packed);
 }
 
 /// splitmix64's finaliser: the sample positions.
@@ -1164,7 +1194,7 @@ __device__ TALLY_FORCEINLINE void write_result(const P& p, std::int64_t j, const
 /// of the sort and makes a comparison one 64-bit compare; then, where that makes the
 /// network much smaller, only the k best of them are sorted (block_keep_best).
 template <class P, class IndexAt>
-__device__ void sort_and_write(const P& p, select_key* keys, int count, IndexAt index_at) {
+__device__ __noinline__ void sort_and_write(const P& p, select_key* keys, int count, IndexAt index_at) {
   const int written = static_cast<int>(p.k < count ? p.k : count);
   if (p.key_bits + p.index_bits <= 64) {
     auto* packed = reinterpret_cast<unsigned long long*>(keys);
@@ -1188,65 +1218,40 @@ __device__ void sort_and_write(const P& p, select_key* keys, int count, IndexAt 
   }
 }
 
-/// The threshold pass's candidates (their packed words words[0..count), count <=
-/// select_rank_capacity), written by the whole grid, best first: each warp of the grid
-/// ranks candidates g, g + warps, ... (select_rank_batch at a time, their words in
-/// registers): a rank is how many words are better (distinct words, distinct ranks),
-/// counted by the warp's lanes over the words in the block's shared memory
-/// (select_sort_chunk keys' room: 4096 words, read from L2 a slice at a time where there
-/// are more), and a rank below k is the candidate's place in the output. In place of block
-/// 0's keys, keep-best and sort (about 9-11 µs of the kernel at 2^16..2^20 on the H200,
-/// docs/performance.md#keep-best) while the other blocks wait to exit. The words, not the
-/// indices: a gather of the indices and then of their items, two dependent L2 round trips,
-/// took 0.9-3.0 µs of the kernel at 2^16..2^20 (1034-2097 candidates, the H200,
-/// benchmarks/timeline).
-template <class P>
-__device__ void rank_and_write(const P& p, unsigned long long* packed, const unsigned long long* words, int count) {
-  constexpr int slice = 2 * select_sort_chunk;  // packed words in sh.keys
+/// Copies words[from .. from + length) into the block's shared `packed` (four loads a
+/// thread in flight, past L1: the grid wrote them this launch).
+__device__ TALLY_FORCEINLINE void gather_words(unsigned long long* packed, const unsigned long long* words, int from,
+                                               int length) {
   constexpr int in_flight = 4;
-  const int slices = (count + slice - 1) / slice;
-  const auto gather = [&](int from) {
-    const int length = count - from < slice ? count - from : slice;
-    for (int base = 0; base < length; base += in_flight * static_cast<int>(blockDim.x)) {
-      unsigned long long w[in_flight];
+  for (int base = 0; base < length; base += in_flight * static_cast<int>(blockDim.x)) {
+    unsigned long long w[in_flight];
 #pragma unroll
-      for (int u = 0; u < in_flight; ++u) {
-        const int i = base + u * static_cast<int>(blockDim.x) + static_cast<int>(threadIdx.x);
-        w[u] = i < length ? __ldcg(words + from + i) : 0;
-      }
-#pragma unroll
-      for (int u = 0; u < in_flight; ++u) {
-        const int i = base + u * static_cast<int>(blockDim.x) + static_cast<int>(threadIdx.x);
-        if (i < length) packed[i] = w[u];
-      }
+    for (int u = 0; u < in_flight; ++u) {
+      const int i = base + u * static_cast<int>(blockDim.x) + static_cast<int>(threadIdx.x);
+      w[u] = i < length ? __ldcg(words + from + i) : 0;
     }
-  };
-  // The ranks: a warp a candidate. The compares bound it (a 64-bit compare and a count
-  // a word and candidate: count^2 / 32 warp compares over the grid's SMs), so the grid
-  // has at least select_rank_blocks blocks here (select_dispatch.cuh).
+#pragma unroll
+    for (int u = 0; u < in_flight; ++u) {
+      const int i = base + u * static_cast<int>(blockDim.x) + static_cast<int>(threadIdx.x);
+      if (i < length) packed[i] = w[u];
+    }
+  }
+}
+
+/// rank_and_write's way for more candidates than the block's shared memory holds:
+/// select_rank_batch candidates a warp at a time, the words a slice at a time. Every
+/// block takes the same number of batches (the slices' barriers). Not inlined: its
+/// unrolled batches are most of rank_and_write's code, and inlined they sat between the
+/// threshold pass and the one-slice way, which every SM then fetched from L2 on a jump
+/// (docs/performance.md#select-code-layout).
+template <class P>
+__device__ __noinline__ void rank_and_write_slices(const P& p, unsigned long long* packed, const unsigned long long* words,
+                                                   int count) {
+  constexpr int slice = 2 * select_sort_chunk;  // packed words in sh.keys
   const unsigned long long inv_mask = (1ull << p.index_bits) - 1;
   const int lane = static_cast<int>(threadIdx.x & 31);
   const int warps = static_cast<int>(gridDim.x * (blockDim.x >> 5));
   const int warp = static_cast<int>(blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5));
-  if (slices == 1) {
-    gather(0);
-    __syncthreads();
-    TALLY_STREAM_MARK(stream_mark_words_in);
-    for (int j = warp; j < count; j += warps) {
-      const unsigned long long w = packed[j];
-      unsigned int better = 0;
-      for (int u = lane; u < count; u += 32) better += packed[u] > w ? 1u : 0u;
-#pragma unroll
-      for (int d = 16; d > 0; d /= 2) better += __shfl_xor_sync(0xffffffffu, better, d);
-      if (lane == 0 && better < static_cast<unsigned int>(p.k))
-        write_result(p, better, select_key{w >> p.index_bits, w & inv_mask});
-    }
-    TALLY_STREAM_MARK(stream_mark_written);
-    return;
-  }
-  // More than the shared memory holds: select_rank_batch candidates a warp at a time, the
-  // words a slice at a time. Every block takes the same number of batches (the slices'
-  // barriers).
   const int batches = (count + select_rank_batch * warps - 1) / (select_rank_batch * warps);
   for (int b = 0; b < batches; ++b) {
     unsigned long long mine[select_rank_batch];
@@ -1258,10 +1263,10 @@ __device__ void rank_and_write(const P& p, unsigned long long* packed, const uns
       better[r] = 0;
     }
     for (int from = 0; from < count; from += slice) {
-      __syncthreads();  // every warp is done with the slice before
-      gather(from);
-      __syncthreads();
       const int length = count - from < slice ? count - from : slice;
+      __syncthreads();  // every warp is done with the slice before
+      gather_words(packed, words, from, length);
+      __syncthreads();
 #pragma unroll
       for (int r = 0; r < select_rank_batch; ++r) {
         if ((b * select_rank_batch + r) * warps + warp >= count) continue;  // uniform in the warp
@@ -1277,11 +1282,51 @@ __device__ void rank_and_write(const P& p, unsigned long long* packed, const uns
         write_result(p, better[r], select_key{mine[r] >> p.index_bits, mine[r] & inv_mask});
     }
   }
+}
+
+/// The threshold pass's candidates (their packed words words[0..count), count <=
+/// select_rank_capacity), written by the whole grid, best first: each warp of the grid
+/// ranks candidates g, g + warps, ... : a rank is how many words are better (distinct
+/// words, distinct ranks), counted by the warp's lanes over the words in the block's
+/// shared memory (select_sort_chunk keys' room: 4096 words; more are read from L2 a slice
+/// at a time, rank_and_write_slices), and a rank below k is the candidate's place in the
+/// output. In place of block 0's keys, keep-best and sort (about 9-11 µs of the kernel at
+/// 2^16..2^20 on the H200, docs/performance.md#keep-best) while the other blocks wait to
+/// exit. The words, not the indices: a gather of the indices and then of their items, two
+/// dependent L2 round trips, took 0.9-3.0 µs of the kernel at 2^16..2^20 (1034-2097
+/// candidates, the H200, benchmarks/timeline).
+template <class P>
+__device__ TALLY_FORCEINLINE void rank_and_write(const P& p, unsigned long long* packed, const unsigned long long* words,
+                                                 int count) {
+  if (count > 2 * select_sort_chunk) {
+    rank_and_write_slices(p, packed, words, count);
+    TALLY_STREAM_MARK(stream_mark_written);
+    return;
+  }
+  // The ranks: a warp a candidate. The compares bound it (a 64-bit compare and a count
+  // a word and candidate: count^2 / 32 warp compares over the grid's SMs), so the grid
+  // has at least select_rank_blocks blocks here (select_dispatch.cuh).
+  const unsigned long long inv_mask = (1ull << p.index_bits) - 1;
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const int warps = static_cast<int>(gridDim.x * (blockDim.x >> 5));
+  const int warp = static_cast<int>(blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5));
+  gather_words(packed, words, 0, count);
+  __syncthreads();
+  TALLY_STREAM_MARK(stream_mark_words_in);
+  for (int j = warp; j < count; j += warps) {
+    const unsigned long long w = packed[j];
+    unsigned int better = 0;
+    for (int u = lane; u < count; u += 32) better += packed[u] > w ? 1u : 0u;
+#pragma unroll
+    for (int d = 16; d > 0; d /= 2) better += __shfl_xor_sync(0xffffffffu, better, d);
+    if (lane == 0 && better < static_cast<unsigned int>(p.k))
+      write_result(p, better, select_key{w >> p.index_bits, w & inv_mask});
+  }
   TALLY_STREAM_MARK(stream_mark_written);
 }
 
 template <class It, class ValueOut, class IndexOut>
-__global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_select_kernel(select_params<It, ValueOut, IndexOut> p) {
+__global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_select_kernel(const __grid_constant__ select_params<It, ValueOut, IndexOut> p) {
   wait_for_prior_grids();
   TALLY_STREAM_MARK(stream_mark_start);
   TALLY_STREAM_VALUE(stream_value_select, 1);
