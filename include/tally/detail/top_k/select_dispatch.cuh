@@ -197,7 +197,11 @@ void dispatch_top_k_select(const char* algorithm, const Policy& policy, const de
   const std::int64_t rank_capacity = resident >= select_rank_blocks
                                          ? select_candidate_capacity(key_bits, index_bits, capacity)
                                          : select_sort_capacity(key_bits, index_bits);
-  const select_sampling sampling = select_samples(n, k, capacity, sizeof(V), rank_capacity);
+  // No threshold where its count could reach the arrivals' bits of its barrier's word
+  // (grid_barrier_counted: 2^44 items, beyond any GPU's memory but not an iterator's).
+  const select_sampling sampling = n <= std::int64_t(counted_barrier_mask)
+                                       ? select_samples(n, k, capacity, sizeof(V), rank_capacity)
+                                       : select_sampling{};
   const std::size_t sample_bytes = align_up(std::size_t(sampling.count) * sizeof(select_key), 256);
   scratch_lease lease(algorithm, ctx, where, state_bytes + chosen_bytes + 2 * buffer_bytes + 2 * sorted_bytes + sample_bytes);
   auto* base = static_cast<unsigned char*>(lease.view().partials);

@@ -139,8 +139,10 @@ struct select_params {
   std::int64_t sample_spacing;    // select_sample_spacing(n, sample_count)
   unsigned int* arrivals;         // zero between calls
   unsigned int* exits;            // zero between calls
-  unsigned long long* candidates; // the threshold pass's count, zero between calls (so no
-                                  // block has to clear it before the others append)
+  unsigned long long* candidates; // the threshold pass's count and, from counted_barrier_shift
+                                  // up, its barrier's arrivals (grid_barrier_counted); zero
+                                  // between calls (so no block has to clear it before the
+                                  // others append)
 };
 
 /// The composite key of `value`, the item at `index`.
@@ -240,7 +242,9 @@ struct append_nothing_more {
 /// items adjacent instead, a lane's stores lie 8 words apart, a sector each: where the
 /// candidates crowd into a few warps, as on data in order, those warps' stores held up
 /// the pass.) also(u, at) then writes whatever else belongs to slot `at` (the threshold
-/// pass: the packed word). Every lane of the warp calls it.
+/// pass: the packed word). The counter's bits from counted_barrier_shift up may count a
+/// grid_barrier_counted's arrivals (the threshold pass's count): its old value is read
+/// through counted_barrier_mask. Every lane of the warp calls it.
 template <int N, class Value, class Also = append_nothing_more>
 __device__ TALLY_FORCEINLINE void warp_append_all(unsigned long long* counter, unsigned long long* array,
                                                   const bool (&want)[N], Value value,
@@ -255,7 +259,7 @@ __device__ TALLY_FORCEINLINE void warp_append_all(unsigned long long* counter, u
   }
   if (total == 0) return;
   unsigned long long base = 0;
-  if ((threadIdx.x & 31) == 0) base = atomicAdd(counter, static_cast<unsigned long long>(total));
+  if ((threadIdx.x & 31) == 0) base = atomicAdd(counter, static_cast<unsigned long long>(total)) & counted_barrier_mask;
   base = __shfl_sync(0xffffffffu, base, 0);
 #pragma unroll
   for (int u = 0; u < N; ++u) {
@@ -1461,10 +1465,11 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
     threshold_pass(p, s.t, s.t_bits, staged);
     // (Timeline: where every block found the threshold, the pass alone and its barrier;
     // the grid's samples mark their own phases in these slots.)
+    // Its barrier counts the blocks in p.candidates's top bits: the count comes with it
+    // (grid_barrier_counted; the arrivals' rounds go on from this round at the next).
     if (block_samples) TALLY_STREAM_MARK(stream_mark_arrived);
-    grid_barrier(p.arrivals, ++round);
+    const unsigned long long candidates = grid_barrier_counted(p.candidates);
     if (block_samples) TALLY_STREAM_MARK(stream_mark_chosen);
-    const unsigned long long candidates = *p.candidates;
     TALLY_STREAM_MARK(stream_mark_filtered);
     TALLY_STREAM_VALUE(stream_value_count, candidates);
     s.threshold = false;
