@@ -294,7 +294,51 @@ struct select_pass {
 struct select_shared {
   unsigned int hist[select_buckets];
   unsigned long long bits[4];
+  unsigned int appended;           // block_append_all: the block's candidates (zeroed by block_threshold)
+  unsigned long long append_base;  // block_append_all: where they go
 };
+
+/// warp_append_all for a whole block: each warp's count into the block's (sh.appended, zero
+/// on entry), then one atomic of the block on `counter`; two barriers (every thread of
+/// the block calls it). The threshold pass's staged round, where every warp of the grid
+/// appends at once: one atomic a warp, the warps' 2048 or so on the one word at 2^19
+/// (the grid's one round) were served one at a time, the last block arriving 2.6 µs
+/// after the threshold (flat, k = 1024, the H200, benchmarks/timeline).
+template <int N, class Value, class Also>
+__device__ TALLY_FORCEINLINE void block_append_all(unsigned long long* counter, select_shared& sh,
+                                                   unsigned long long* array, const bool (&want)[N], Value value,
+                                                   unsigned long long capacity, Also also) {
+  const unsigned int lane = threadIdx.x & 31;
+  const unsigned int below = (1u << lane) - 1u;
+  unsigned int mask[N];
+  unsigned int total = 0;
+#pragma unroll
+  for (int u = 0; u < N; ++u) {
+    mask[u] = __ballot_sync(0xffffffffu, want[u]);
+    total += static_cast<unsigned int>(__popc(mask[u]));
+  }
+  unsigned int at = 0;
+  if (lane == 0 && total != 0) at = atomicAdd(&sh.appended, total);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const unsigned int block_total = sh.appended;
+    sh.append_base =
+        block_total != 0 ? atomicAdd(counter, static_cast<unsigned long long>(block_total)) & counted_barrier_mask : 0ull;
+  }
+  __syncthreads();
+  if (total == 0) return;
+  unsigned long long base = sh.append_base + __shfl_sync(0xffffffffu, at, 0);
+#pragma unroll
+  for (int u = 0; u < N; ++u) {
+    const unsigned long long slot = base + static_cast<unsigned int>(__popc(mask[u] & below));
+    if (want[u] && slot < capacity) {  // counted beyond the capacity, never written there
+      array[slot] = value(u);
+      also(u, slot);
+    }
+    base += static_cast<unsigned int>(__popc(mask[u]));
+  }
+}
+
 
 template <class P>
 __device__ void run_select_pass(const P& p, const select_pass& s, select_shared& sh) {
@@ -502,26 +546,20 @@ __device__ TALLY_FORCEINLINE void stage_first_round(const P& p, uint4* staged) {
 /// where the order key's arithmetic and the index's (the kernel issued about 26
 /// instructions an item, ncu) left the pass bound by the ALU pipe at 2.2 TB/s on the H200
 /// (docs/performance.md#select-native-pass).
-/// `staged`, where not null, holds the block's first round (stage_first_round).
+/// `staged`, where not null, holds the block's first round (stage_first_round), whose
+/// candidates the block appends as one where that round has a tile for at least half the
+/// grid's warps (block_append_all: every warp of the block takes that round, those past
+/// the input with nothing).
 template <bool Largest, class P, class V>
 __device__ TALLY_FORCEINLINE void threshold_pass_vectors(const P& p, const uint4* in, std::int64_t count,
                                                          const native_threshold<V>& t, bool packed,
-                                                         const uint4* staged) {
+                                                         const uint4* staged, select_shared& sh) {
   constexpr int vectors = select_pass_vectors;
-  select_state& st = *p.state;
   const std::int64_t vstep = std::int64_t(gridDim.x) * blockDim.x * vectors;
   const std::int64_t first = first_pass_tile();  // the warp's; its lanes' vectors base + 32 u + lane
   const int lane = static_cast<int>(threadIdx.x & 31);
-  for (std::int64_t base = first; base < count; base += vstep) {
-    uint4 v[vectors];
-#pragma unroll
-    for (int u = 0; u < vectors; ++u) {
-      const std::int64_t at = base + u * 32 + lane;
-      v[u] = at >= count              ? make_uint4(0, 0, 0, 0)
-             : staged && base == first ? staged[u * blockDim.x + threadIdx.x]
-                                       : in[at];
-    }
-    bool want[vectors * 4];
+  // One round: the lane's vectors v of the tile at base, which of their items get in.
+  const auto compare = [&](std::int64_t base, const uint4 (&v)[vectors], bool (&want)[vectors * 4]) {
     bool any = false;
 #pragma unroll
     for (int u = 0; u < vectors; ++u) {
@@ -548,17 +586,51 @@ __device__ TALLY_FORCEINLINE void threshold_pass_vectors(const P& p, const uint4
         any |= want[u * 4 + e];
       }
     }
-    if (__any_sync(0xffffffffu, any)) {
-      const std::int64_t first_vector = base + lane;
-      const auto index = [&](int c) { return (first_vector + (c / 4) * 32) * 4 + c % 4; };
+    return any;
+  };
+  // Item c of the lane's round at base: its index, and its packed word to buffer 0.
+  const auto index_at = [&](std::int64_t base, int c) { return (base + lane + (c / 4) * 32) * 4 + c % 4; };
+  const auto word_to = [&](std::int64_t base, const uint4 (&v)[vectors]) {
+    return [&, base](int c, unsigned long long at) {
+      if (packed) {
+        const unsigned int words[4] = {v[c / 4].x, v[c / 4].y, v[c / 4].z, v[c / 4].w};
+        p.buffer[0][at] = packed_word_of(p, bit_cast<V>(words[c % 4]), index_at(base, c));
+      }
+    };
+  };
+  std::int64_t base = first;
+  if (staged) {
+    uint4 v[vectors];
+#pragma unroll
+    for (int u = 0; u < vectors; ++u)
+      v[u] = base + u * 32 + lane < count ? staged[u * blockDim.x + threadIdx.x] : make_uint4(0, 0, 0, 0);
+    bool want[vectors * 4];
+    const bool any = compare(base, v, want);
+    const auto index = [&](int c) { return static_cast<unsigned long long>(index_at(base, c)); };
+    if (2 * count >= vstep) {
+      block_append_all(p.candidates, sh, p.buffer[1], want, index, static_cast<unsigned long long>(p.buffer_capacity),
+                       word_to(base, v));
+    } else if (__any_sync(0xffffffffu, any)) {
+      // Fewer tiles than half the grid's warps: their atomics are few, and the block's
+      // two barriers cost more than they save (1.01-1.03x the time at 2^14..2^18).
+      warp_append_all(p.candidates, p.buffer[1], want, index, static_cast<unsigned long long>(p.buffer_capacity),
+                      word_to(base, v));
+    }
+    base += vstep;
+  }
+  for (; base < count; base += vstep) {
+    uint4 v[vectors];
+#pragma unroll
+    for (int u = 0; u < vectors; ++u) {
+      const std::int64_t at = base + u * 32 + lane;
+      v[u] = at < count ? in[at] : make_uint4(0, 0, 0, 0);
+    }
+    bool want[vectors * 4];
+    if (__any_sync(0xffffffffu, compare(base, v, want))) {
       warp_append_all(
-          p.candidates, p.buffer[1], want, [&](int c) { return static_cast<unsigned long long>(index(c)); },
-          static_cast<unsigned long long>(p.buffer_capacity), [&](int c, unsigned long long at) {
-            if (packed) {
-              const unsigned int words[4] = {v[c / 4].x, v[c / 4].y, v[c / 4].z, v[c / 4].w};
-              p.buffer[0][at] = packed_word_of(p, bit_cast<V>(words[c % 4]), index(c));
-            }
-          });
+          p.candidates, p.buffer[1], want,
+          [&](int c) { return static_cast<unsigned long long>(index_at(base, c)); },
+          static_cast<unsigned long long>(p.buffer_capacity), word_to(base, v));
     }
   }
 }
@@ -628,7 +700,8 @@ __device__ __noinline__ void threshold_pass_items(const P& p, unsigned long long
 /// (threshold_pass_items; the general pass's 64-bit prefix and digit arithmetic made it
 /// compute-bound, at a fifth of the memory's speed).
 template <class P>
-__device__ TALLY_FORCEINLINE void threshold_pass(const P& p, const select_key& t, int t_bits, const uint4* staged) {
+__device__ TALLY_FORCEINLINE void threshold_pass(const P& p, const select_key& t, int t_bits, const uint4* staged,
+                                                 select_shared& sh) {
   using V = iter_value_t<decltype(p.first)>;
   select_state& st = *p.state;
   // As the general pass with slot 0 would: clear slot 1 for the pass after this one.
@@ -657,8 +730,8 @@ __device__ TALLY_FORCEINLINE void threshold_pass(const P& p, const select_key& t
         make_native_threshold(p.largest, key_only, shift, static_cast<unsigned int>(t_key), last_index, native)) {
       const std::int64_t count = p.n / 4;
       const auto* vectors = reinterpret_cast<const uint4*>(p.first);
-      if (native.largest) threshold_pass_vectors<true>(p, vectors, count, native, packed, staged);
-      else threshold_pass_vectors<false>(p, vectors, count, native, packed, staged);
+      if (native.largest) threshold_pass_vectors<true>(p, vectors, count, native, packed, staged, sh);
+      else threshold_pass_vectors<false>(p, vectors, count, native, packed, staged, sh);
       if (p.n % 4 != 0 && blockIdx.x == 0 && threadIdx.x < 32) threshold_pass_tail(p, native, packed);
       return;
     }
@@ -1019,6 +1092,7 @@ __device__ TALLY_FORCEINLINE bool block_threshold(const P& p, const V (&value)[s
                                                   select_shared& sh, select_bucket* bucket, select_key& t, int& t_bits) {
   constexpr int per_thread = select_block_samples_a_thread;
   if (threadIdx.x < 4) sh.bits[threadIdx.x] = 0;
+  if (threadIdx.x == 0) sh.appended = 0;  // for the threshold pass's staged round (block_append_all)
   // The first level's histogram zeroed now, before the barrier below; block_find_bucket
   // zeroes it again for the second as it reads the first.
   for (int i = threadIdx.x; i < select_buckets; i += blockDim.x) sh.hist[i] = 0;
@@ -1317,14 +1391,38 @@ __device__ TALLY_FORCEINLINE void rank_and_write(const P& p, unsigned long long*
   gather_words(packed, words, 0, count);
   __syncthreads();
   TALLY_STREAM_MARK(stream_mark_words_in);
-  for (int j = warp; j < count; j += warps) {
+  // A warp with two candidates (more candidates than the grid's warps) ranks both in one
+  // scan of the words: with one scan each, those warps took twice the others' time, and
+  // the kernel's last 1.2 µs were theirs (2176 candidates over 2112 warps at 2^19, k =
+  // 1024, the H200, benchmarks/timeline).
+  for (int j = warp; j < count; j += 2 * warps) {
     const unsigned long long w = packed[j];
-    unsigned int better = 0;
-    for (int u = lane; u < count; u += 32) better += packed[u] > w ? 1u : 0u;
+    const int j2 = j + warps;
+    if (j2 < count) {
+      const unsigned long long w2 = packed[j2];
+      unsigned int better = 0, better2 = 0;
+      for (int u = lane; u < count; u += 32) {
+        const unsigned long long x = packed[u];
+        better += x > w ? 1u : 0u;
+        better2 += x > w2 ? 1u : 0u;
+      }
 #pragma unroll
-    for (int d = 16; d > 0; d /= 2) better += __shfl_xor_sync(0xffffffffu, better, d);
-    if (lane == 0 && better < static_cast<unsigned int>(p.k))
-      write_result(p, better, select_key{w >> p.index_bits, w & inv_mask});
+      for (int d = 16; d > 0; d /= 2) {
+        better += __shfl_xor_sync(0xffffffffu, better, d);
+        better2 += __shfl_xor_sync(0xffffffffu, better2, d);
+      }
+      if (lane == 0 && better < static_cast<unsigned int>(p.k))
+        write_result(p, better, select_key{w >> p.index_bits, w & inv_mask});
+      if (lane == 1 && better2 < static_cast<unsigned int>(p.k))
+        write_result(p, better2, select_key{w2 >> p.index_bits, w2 & inv_mask});
+    } else {
+      unsigned int better = 0;
+      for (int u = lane; u < count; u += 32) better += packed[u] > w ? 1u : 0u;
+#pragma unroll
+      for (int d = 16; d > 0; d /= 2) better += __shfl_xor_sync(0xffffffffu, better, d);
+      if (lane == 0 && better < static_cast<unsigned int>(p.k))
+        write_result(p, better, select_key{w >> p.index_bits, w & inv_mask});
+    }
   }
   TALLY_STREAM_MARK(stream_mark_written);
 }
@@ -1462,7 +1560,7 @@ __global__ __launch_bounds__(select_threads, select_blocks_per_sm) void top_k_se
   if (s.threshold) {
     // The threshold pass only collects: a histogram of every item would cost more than
     // the read (shared-memory atomics) and is needed only when the threshold fails.
-    threshold_pass(p, s.t, s.t_bits, staged);
+    threshold_pass(p, s.t, s.t_bits, staged, sh.pass);
     // (Timeline: where every block found the threshold, the pass alone and its barrier;
     // the grid's samples mark their own phases in these slots.)
     // Its barrier counts the blocks in p.candidates's top bits: the count comes with it
