@@ -54,6 +54,7 @@
 #include <tally/detail/top_k/stream_timeline.cuh>
 #include <tally/grid/fence.cuh>
 #include <tally/warp/shuffle.cuh>
+#include <tally/warp/slot_ballots.cuh>
 
 #include <cuda/std/cmath>
 
@@ -251,12 +252,7 @@ template <int N, class W>
 __device__ TALLY_FORCEINLINE void piece_append_all(unsigned int* count, W* buffer, const bool (&want)[N],
                                                    const W (&w)[N], unsigned int capacity) {
   unsigned int mask[N];
-  unsigned int total = 0;
-#pragma unroll
-  for (int u = 0; u < N; ++u) {
-    mask[u] = __ballot_sync(0xffffffffu, want[u]);
-    total += static_cast<unsigned int>(__popc(mask[u]));
-  }
+  const unsigned int total = slot_ballots(want, mask);
   if (total == 0) return;
   const int lane = static_cast<int>(threadIdx.x & 31);
   unsigned int base = 0;

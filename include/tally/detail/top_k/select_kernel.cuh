@@ -50,6 +50,7 @@
 #include <tally/detail/top_k/stream_timeline.cuh>
 #include <tally/grid/barrier.cuh>
 #include <tally/warp/shuffle.cuh>
+#include <tally/warp/slot_ballots.cuh>
 
 #include <cuda/std/limits>
 
@@ -229,6 +230,24 @@ __device__ TALLY_FORCEINLINE void warp_append(unsigned long long* counter, unsig
   if (want && at < capacity) array[at] = value;  // counted beyond the capacity, never written there
 }
 
+/// The writes of a warp's appended slots from `base` on (slot_ballots' masks): slot u of
+/// the lanes that want it is one run of the array, value(u) at each, and also(u, at).
+template <int N, class Value, class Also>
+__device__ TALLY_FORCEINLINE void write_appended_slots(unsigned long long base, const unsigned int (&mask)[N],
+                                                       const bool (&want)[N], unsigned long long* array,
+                                                       unsigned long long capacity, Value value, Also also) {
+  const unsigned int below = (1u << (threadIdx.x & 31)) - 1u;
+#pragma unroll
+  for (int u = 0; u < N; ++u) {
+    const unsigned long long at = base + static_cast<unsigned int>(__popc(mask[u] & below));
+    if (want[u] && at < capacity) {  // counted beyond the capacity, never written there
+      array[at] = value(u);
+      also(u, at);
+    }
+    base += static_cast<unsigned int>(__popc(mask[u]));
+  }
+}
+
 /// warp_append_all's default `also`: nothing more a slot.
 struct append_nothing_more {
   __device__ TALLY_FORCEINLINE void operator()(int, unsigned long long) const {}
@@ -249,27 +268,12 @@ template <int N, class Value, class Also = append_nothing_more>
 __device__ TALLY_FORCEINLINE void warp_append_all(unsigned long long* counter, unsigned long long* array,
                                                   const bool (&want)[N], Value value,
                                                   unsigned long long capacity = ~0ull, Also also = {}) {
-  const unsigned int below = (1u << (threadIdx.x & 31)) - 1u;
   unsigned int mask[N];
-  unsigned int total = 0;
-#pragma unroll
-  for (int u = 0; u < N; ++u) {
-    mask[u] = __ballot_sync(0xffffffffu, want[u]);
-    total += static_cast<unsigned int>(__popc(mask[u]));
-  }
+  const unsigned int total = slot_ballots(want, mask);
   if (total == 0) return;
   unsigned long long base = 0;
   if ((threadIdx.x & 31) == 0) base = atomicAdd(counter, static_cast<unsigned long long>(total)) & counted_barrier_mask;
-  base = __shfl_sync(0xffffffffu, base, 0);
-#pragma unroll
-  for (int u = 0; u < N; ++u) {
-    const unsigned long long at = base + static_cast<unsigned int>(__popc(mask[u] & below));
-    if (want[u] && at < capacity) {  // counted beyond the capacity, never written there
-      array[at] = value(u);
-      also(u, at);
-    }
-    base += static_cast<unsigned int>(__popc(mask[u]));
-  }
+  write_appended_slots(__shfl_sync(0xffffffffu, base, 0), mask, want, array, capacity, value, also);
 }
 
 /// What one pass does (the same in every block).
@@ -308,17 +312,10 @@ template <int N, class Value, class Also>
 __device__ TALLY_FORCEINLINE void block_append_all(unsigned long long* counter, select_shared& sh,
                                                    unsigned long long* array, const bool (&want)[N], Value value,
                                                    unsigned long long capacity, Also also) {
-  const unsigned int lane = threadIdx.x & 31;
-  const unsigned int below = (1u << lane) - 1u;
   unsigned int mask[N];
-  unsigned int total = 0;
-#pragma unroll
-  for (int u = 0; u < N; ++u) {
-    mask[u] = __ballot_sync(0xffffffffu, want[u]);
-    total += static_cast<unsigned int>(__popc(mask[u]));
-  }
+  const unsigned int total = slot_ballots(want, mask);
   unsigned int at = 0;
-  if (lane == 0 && total != 0) at = atomicAdd(&sh.appended, total);
+  if ((threadIdx.x & 31) == 0 && total != 0) at = atomicAdd(&sh.appended, total);
   __syncthreads();
   if (threadIdx.x == 0) {
     const unsigned int block_total = sh.appended;
@@ -327,18 +324,8 @@ __device__ TALLY_FORCEINLINE void block_append_all(unsigned long long* counter, 
   }
   __syncthreads();
   if (total == 0) return;
-  unsigned long long base = sh.append_base + __shfl_sync(0xffffffffu, at, 0);
-#pragma unroll
-  for (int u = 0; u < N; ++u) {
-    const unsigned long long slot = base + static_cast<unsigned int>(__popc(mask[u] & below));
-    if (want[u] && slot < capacity) {  // counted beyond the capacity, never written there
-      array[slot] = value(u);
-      also(u, slot);
-    }
-    base += static_cast<unsigned int>(__popc(mask[u]));
-  }
+  write_appended_slots(sh.append_base + __shfl_sync(0xffffffffu, at, 0), mask, want, array, capacity, value, also);
 }
-
 
 template <class P>
 __device__ void run_select_pass(const P& p, const select_pass& s, select_shared& sh) {
