@@ -1382,12 +1382,16 @@ __device__ TALLY_FORCEINLINE void rank_and_write(const P& p, unsigned long long*
   // scan of the words: with one scan each, those warps took twice the others' time, and
   // the kernel's last 1.2 µs were theirs (2176 candidates over 2112 warps at 2^19, k =
   // 1024, the H200, benchmarks/timeline).
+  // The scans unrolled 4 times, not 16: every SM runs this code once, fetching it from
+  // L2 as it goes (ncu: "no instruction" a third of these lines' samples at 2^16, k =
+  // 1024), and the shorter code took 0.99x the time at 2^14..2^18 (H200).
   for (int j = warp; j < count; j += 2 * warps) {
     const unsigned long long w = packed[j];
     const int j2 = j + warps;
     if (j2 < count) {
       const unsigned long long w2 = packed[j2];
       unsigned int better = 0, better2 = 0;
+#pragma unroll 4
       for (int u = lane; u < count; u += 32) {
         const unsigned long long x = packed[u];
         better += x > w ? 1u : 0u;
@@ -1404,6 +1408,7 @@ __device__ TALLY_FORCEINLINE void rank_and_write(const P& p, unsigned long long*
         write_result(p, better2, select_key{w2 >> p.index_bits, w2 & inv_mask});
     } else {
       unsigned int better = 0;
+#pragma unroll 4
       for (int u = lane; u < count; u += 32) better += packed[u] > w ? 1u : 0u;
 #pragma unroll
       for (int d = 16; d > 0; d /= 2) better += __shfl_xor_sync(0xffffffffu, better, d);
