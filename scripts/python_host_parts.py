@@ -7,11 +7,12 @@ for the GPU (the work is tiny: 1 x 1024 floats, so the host is the bound), the m
 rounds, the parts interleaved round by round. One process: only ratios within it compare
 (host times move between machines and processes: docs/performance.md#python-host-path).
 
---select: the same for tally.select (int32, a mask of about half the items, 2^24, 2^26 and
-2^28 items in rotating copies), where the GPU is the bound: the whole call, the C++ call
-with the wait for the count, the C++ call alone back to back (the kernel's time), the
-output's allocation and slice, and torch's masked_select and its count
-(docs/performance.md#copy-if-tries). Its calls a loop are fixed by the size (400, 100, 30):
+--select: the same for tally.select (int32, a mask of about half the items, 2^24, 2^25, 2^26
+and 2^28 items in rotating copies), where the GPU is the bound: the whole call with the count
+first and with the copy's count, the C++ call with each wait for the count (the stream's,
+as before, and wait_count's poll), the C++ call alone back to back (the kernels' time),
+the output's allocation and slice, and torch's masked_select and its count
+(docs/performance.md#python-select-count-first). Its calls a loop are fixed by the size (400, 200, 100, 30):
 --calls applies to the default parts only.
 
 usage: python scripts/python_host_parts.py [--calls N] [--select]
@@ -94,7 +95,7 @@ def select_parts():
     import torch
 
     import tally
-    from tally import _tally
+    from tally import _ops, _tally
 
     def per_call(f, calls):
         torch.cuda.synchronize()
@@ -104,10 +105,18 @@ def select_parts():
         torch.cuda.synchronize()
         return (time.perf_counter() - start) * 1e6 / calls
 
+    def count_first(flag, f):
+        """f with select's count first (flag) or from the copy, whatever the size."""
+        def call(j):
+            _ops.COUNT_FIRST_MAX = 1 << 62 if flag else -1
+            return f(j)
+        return call
+
     print(f"µs per call, median of 5 rounds, torch {torch.__version__}, {torch.cuda.get_device_name()}")
-    print("| part | 2^24 | 2^26 | 2^28 |\n|---|---:|---:|---:|")
+    print("| part | 2^24 | 2^25 | 2^26 | 2^28 |\n|---|---:|---:|---:|---:|")
     table = {}
-    for log2 in (24, 26, 28):
+    default = _ops.COUNT_FIRST_MAX
+    for log2 in (24, 25, 26, 28):
         n = 1 << log2
         c = max(1, (512 << 20) // (n * 5))  # the rotating copies of tally.bench's select
         gen = torch.Generator(device="cuda").manual_seed(2026)
@@ -116,28 +125,39 @@ def select_parts():
         masks = [x > 0 for x in xs]
         out = torch.empty(n, dtype=torch.int32, device="cuda")
         device = xs[0].device.index
-        slot = _tally.count_slot(device)
         stream = torch.cuda.current_stream().cuda_stream
 
-        def launch(j):
-            _tally.select(4, xs[j % c].data_ptr(), masks[j % c].data_ptr(), n, out.data_ptr(), slot, True, device,
+        def launch(j, first=False):
+            _tally.select(4, xs[j % c].data_ptr(), masks[j % c].data_ptr(), n, out.data_ptr(), True, first, device,
                           stream)
 
+        whole = lambda j: tally.select(xs[j % c], masks[j % c])
         parts = {
-            "tally.select": lambda j: tally.select(xs[j % c], masks[j % c]),
-            "_tally.select + read_count (the wait for the count)": lambda j: (
-                launch(j), _tally.read_count(slot, device, stream)),
+            "tally.select, the copy's count": count_first(False, whole),
+            "tally.select, the count first": count_first(True, whole),
+            "tally.select unordered, the copy's count": count_first(
+                False, lambda j: tally.select(xs[j % c], masks[j % c], ordered=False)),
+            "tally.select unordered, the count first": count_first(
+                True, lambda j: tally.select(xs[j % c], masks[j % c], ordered=False)),
+            "_tally.select + a stream wait (before)": lambda j: (
+                launch(j), _tally.synchronize(device, stream), _tally.wait_count(device, stream)),
+            "_tally.select + wait_count (the copy's count)": lambda j: (launch(j), _tally.wait_count(device, stream)),
+            "_tally.select + wait_count (the count first)": lambda j: (
+                launch(j, True), _tally.wait_count(device, stream)),
             "_tally.select back to back (the kernel)": launch,
+            "_tally.select back to back, the count first (both kernels)": lambda j: launch(j, True),
             "torch.empty(n)": lambda j: torch.empty(n, dtype=torch.int32, device="cuda"),
             "out[:n // 2]": lambda j: out[: n // 2],
+            "out.narrow(0, 0, n // 2)": lambda j: out.narrow(0, 0, n // 2),
             "torch.masked_select": lambda j: torch.masked_select(xs[j % c], masks[j % c]),
             "int(torch.count_nonzero(mask))": lambda j: int(torch.count_nonzero(masks[j % c])),
         }
-        calls = {24: 400, 26: 100, 28: 30}[log2]
+        calls = {24: 400, 25: 200, 26: 100, 28: 30}[log2]
         rounds = {name: [] for name in parts}
         for _ in range(5):
             for name, f in parts.items():
                 rounds[name].append(per_call(f, calls))
+        _ops.COUNT_FIRST_MAX = default
         for name, r in rounds.items():
             table.setdefault(name, []).append(statistics.median(r))
         del xs, masks, out

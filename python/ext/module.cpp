@@ -36,10 +36,9 @@ NB_MODULE(_tally, m) {
         "largest"_a, "values"_a, "indices"_a, "device"_a, "stream"_a, release);
   m.def("top_k_flat", &tally_python::top_k_flat, "dtype"_a, "x"_a, "n"_a, "k"_a, "largest"_a, "values"_a,
         "indices"_a, "device"_a, "stream"_a, release);
-  m.def("select", &tally_python::select, "itemsize"_a, "x"_a, "mask"_a, "n"_a, "out"_a, "count"_a, "ordered"_a,
-        "device"_a, "stream"_a, release);
+  m.def("select", &tally_python::select, "itemsize"_a, "x"_a, "mask"_a, "n"_a, "out"_a, "ordered"_a,
+        "count_first"_a, "device"_a, "stream"_a, release);
   m.def("device_of", &tally_python::device_of, "pointer"_a);
-  m.def("count_slot", &tally_python::count_slot, "device"_a);
-  m.def("read_count", &tally_python::read_count, "slot"_a, "device"_a, "stream"_a, release);
+  m.def("wait_count", &tally_python::wait_count, "device"_a, "stream"_a, release);
   m.def("synchronize", &tally_python::synchronize, "device"_a, "stream"_a, release);
 }

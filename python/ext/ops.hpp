@@ -39,17 +39,21 @@ void top_k_flat(const std::string& dtype, address x, std::int64_t n, std::int64_
                 address indices, int device, address stream);
 
 /// Copies the items x[i] with mask[i] != 0 (mask: one byte an item) to out, in order unless
-/// !ordered; writes their int64 count to *count. Items are moved as itemsize-byte words.
-void select(int itemsize, address x, address mask, std::int64_t n, address out, address count, bool ordered,
+/// !ordered, and writes their int64 count to the calling thread's count slot for
+/// `device` (read it with wait_count). Items are moved as itemsize-byte words.
+/// count_first: the count comes from a reduce over the mask queued before the copy (an
+/// extra read of n bytes; the host has the count before the copy ends).
+void select(int itemsize, address x, address mask, std::int64_t n, address out, bool ordered, bool count_first,
             int device, address stream);
 
 /// The CUDA device that holds `pointer` (std::invalid_argument when it is host memory).
 int device_of(address pointer);
-/// A mapped, pinned int64 of the calling thread for `device`: kernels write it, the host
-/// reads it after read_count's stream wait (select's count).
-address count_slot(int device);
-/// Waits for `stream` and returns the int64 in `slot` (from count_slot).
-std::int64_t read_count(address slot, int device, address stream);
+/// The calling thread's count slot for `device`: two mapped, pinned int64 that kernels
+/// write (the first is the one wait_count reads).
+std::int64_t* count_slot(int device);
+/// The count in the calling thread's slot for `device`, once a kernel queued on `stream`
+/// has written it (polls the slot; a CUDA error of the stream raises).
+std::int64_t wait_count(int device, address stream);
 /// Waits for `stream`.
 void synchronize(int device, address stream);
 

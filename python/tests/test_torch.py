@@ -494,6 +494,27 @@ def test_select_sizes(n):
     assert tally.select(x, mask, ordered=False).shape == want.shape
 
 
+@pytest.mark.parametrize("count_first", [True, False], ids=["count_first", "copy_count"])
+@pytest.mark.parametrize("n, offset", [(1, 0), (17, 3), (32, 0), (47, 15), (4099, 5), (2**20 + 3, 7), (2**22, 16)])
+def test_select_count_ways(monkeypatch, count_first, n, offset):
+    """The count from a reduce over the mask's 16-byte words (first) or from the copy, for
+    masks that start `offset` bytes into their memory and end anywhere in a word; mask
+    values 0, 1, 7, 255. Back-to-back calls on one stream (each call's count waits for
+    the call before: a count read too early would be the previous one's)."""
+    monkeypatch.setattr(tally._ops, "COUNT_FIRST_MAX", 1 << 62 if count_first else -1)
+    x = make((n + offset,), torch.int16, seed=n)[offset:]
+    pick = torch.randint(0, 4, (n + offset,), generator=torch.Generator().manual_seed(n + 1))
+    mask = torch.tensor([0, 1, 7, 255], dtype=torch.uint8)[pick].cuda()[offset:]
+    denser = mask.clone()
+    denser[: n // 2] = 1
+    want = torch.masked_select(x, mask != 0)
+    want_denser = torch.masked_select(x, denser != 0)
+    for _ in range(3):
+        assert torch.equal(tally.select(x, mask), want)
+        assert torch.equal(tally.select(x, denser), want_denser)
+    assert torch.equal(_sorted(tally.select(x, mask, ordered=False)), _sorted(want))
+
+
 def test_select_layouts_and_errors():
     """Transposed x and mask select in row-major order of the view; bad masks are refused."""
     x = make((300, 64), torch.int32, seed=24)

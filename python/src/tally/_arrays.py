@@ -90,6 +90,7 @@ class _Torch:
         # torch.dtype -> (name, kernel dtype name) of the dtypes the kernels serve (bool as
         # uint8), for quick_rows.
         self._served = {}
+        self._mask_dtypes = (torch.bool, torch.uint8, torch.int8)
 
     def view(self, x, name):
         if not x.is_cuda:
@@ -124,6 +125,20 @@ class _Torch:
         else:
             return None
         return served[0], served[1], x.data_ptr(), rows, length, lead, x.get_device()
+
+    def quick_select(self, x, mask):
+        """select's usual call, without views: contiguous CUDA tensors of one shape on one
+        device, x of a served dtype seen before, mask bool or uint8. Then (dtype name,
+        itemsize, x's address, mask's address, items, device); else None (the general
+        path, which raises the errors)."""
+        served = self._served.get(x.dtype)
+        if (served is None or type(mask) is not type(x) or mask.dtype not in self._mask_dtypes or not x.is_cuda
+                or not mask.is_cuda or not x.is_contiguous() or not mask.is_contiguous() or x.shape != mask.shape):
+            return None
+        device = x.get_device()
+        if mask.get_device() != device:
+            return None
+        return served[0], self._names[x.dtype][1], x.data_ptr(), mask.data_ptr(), x.numel(), device
 
     def ptr(self, out):
         return out.data_ptr()
@@ -181,6 +196,9 @@ class _CuPy:
     def quick_rows(self, x, dim):
         return None
 
+    def quick_select(self, x, mask):
+        return None
+
     def ptr(self, out):
         return out.data.ptr
 
@@ -236,6 +254,9 @@ class _Jax:
                          x.dtype.itemsize, devices[0].local_hardware_id)
 
     def quick_rows(self, x, dim):
+        return None
+
+    def quick_select(self, x, mask):
         return None
 
     def ptr(self, out):
@@ -304,6 +325,9 @@ class _Interface:
         return v
 
     def quick_rows(self, x, dim):
+        return None
+
+    def quick_select(self, x, mask):
         return None
 
     def ptr(self, out):

@@ -215,31 +215,48 @@ def _move_last_to(adapter, out, d):
     raise ValueError("tally.top_k: dim must be the last dimension for this array type")
 
 
+# select counts the mask first (a reduce over its bytes, then the copy) up to this many
+# items: the host then has the count a mask's read after the stream reaches the call and
+# returns while the copy runs, so that Python's next call overlaps the GPU's work. Above
+# it the extra read of the mask costs more than the overlap gains, and the copy's own
+# count (at its last tile) is awaited. docs/performance.md#python-select-count-first.
+COUNT_FIRST_MAX = 1 << 25
+
+
 def select(x, mask, ordered=True):
     """The items of x where mask (bool or uint8, x's shape) is nonzero, as a 1-D array of
     x's framework: in x's order (row-major), or in any order with ordered=False (faster).
-    Waits for the count (the output's size depends on it)."""
-    v = _checked(x, "x", "select")
-    m = view(mask, "mask")
-    if m.dtype not in ("bool", "uint8", "int8"):
-        raise TypeError(f"tally.select: mask must be bool or uint8, not {m.dtype}")
-    if m.shape != v.shape:
-        raise ValueError(f"tally.select: mask's shape {m.shape} is not x's {v.shape}")
-    if m.adapter is not v.adapter or m.device != v.device:
-        raise ValueError("tally.select: mask must be an array of x's framework on x's device")
-    if not v.is_contiguous():
-        v = v.adapter.contiguous_last(v, None)
-    if not m.is_contiguous():
-        m = m.adapter.contiguous_last(m, None)
-    n = v.size
-    adapter = v.adapter
-    out = adapter.empty(v, (n,), v.dtype)
-    if n == 0:
-        return out
-    stream = adapter.stream(v)
-    slot = _tally.count_slot(v.device)
-    _tally.select(v.itemsize, v.ptr, m.ptr, n, adapter.ptr(out), slot, ordered, v.device, stream)
-    selected = _tally.read_count(slot, v.device, stream)
+    Waits for the count (the output's size depends on it), not for the copy."""
+    adapter = adapter_of(x)
+    quick = adapter.quick_select(x, mask) if adapter is not None else None
+    if quick is not None:  # the usual call (contiguous torch tensors), without views
+        dtype, itemsize, xp, mp, n, device = quick
+        out = adapter.empty_on(device, (n,), dtype)
+        if n == 0:
+            return out
+        stream = adapter.stream_of(device)
+    else:
+        v = _checked(x, "x", "select")
+        m = view(mask, "mask")
+        if m.dtype not in ("bool", "uint8", "int8"):
+            raise TypeError(f"tally.select: mask must be bool or uint8, not {m.dtype}")
+        if m.shape != v.shape:
+            raise ValueError(f"tally.select: mask's shape {m.shape} is not x's {v.shape}")
+        if m.adapter is not v.adapter or m.device != v.device:
+            raise ValueError("tally.select: mask must be an array of x's framework on x's device")
+        if not v.is_contiguous():
+            v = v.adapter.contiguous_last(v, None)
+        if not m.is_contiguous():
+            m = m.adapter.contiguous_last(m, None)
+        n, adapter, itemsize, xp, mp, device = v.size, v.adapter, v.itemsize, v.ptr, m.ptr, v.device
+        out = adapter.empty(v, (n,), v.dtype)
+        if n == 0:
+            return out
+        stream = adapter.stream(v)
+    _tally.select(itemsize, xp, mp, n, adapter.ptr(out), ordered, n <= COUNT_FIRST_MAX, device, stream)
+    selected = _tally.wait_count(device, stream)
+    if quick is None:
+        adapter.finish(v)  # JAX: the copy done before the array is handed back
     # A small selection (at most a quarter of the items) gets its own array, so that the
     # input-sized one can be freed; the copy costs at most a quarter of the kernel's traffic.
     return out[:selected] if 4 * selected > n else adapter.copy(out[:selected])
