@@ -16,6 +16,7 @@
 // stencils read bytes as before.
 
 #include <tally/detail/config.cuh>
+#include <tally/detail/copy_if/prefetch.cuh>
 
 #include <cstdint>
 #include <cstring>
@@ -39,6 +40,7 @@ struct by_value {
                                          int) const {
     return in_range && static_cast<bool>(pred(item));
   }
+  __device__ TALLY_FORCEINLINE void prefetch_l2(std::int64_t, int) const {}
 };
 
 /// True for a raw pointer to 1-byte values: the stencils read as words.
@@ -78,6 +80,12 @@ struct by_stencil {
       for (int g = 0; g < ItemsPerThread / 4; ++g)
         fetched.words[g] = *reinterpret_cast<const unsigned int*>(bytes + std::int64_t(g) * Threads * 4);
     }
+  }
+
+  /// Asks L2 for the stencil's bytes of items [base, base + count) (a byte stencil only).
+  __device__ TALLY_FORCEINLINE void prefetch_l2(std::int64_t base, int count) const {
+    if constexpr (is_byte_stencil_v<StencilIt>)
+      prefetch_l2_bytes(reinterpret_cast<const unsigned char*>(stencil) + base, static_cast<std::size_t>(count));
   }
 
   template <class T, class Fetched>

@@ -23,6 +23,7 @@
 // scatter them from registers instead).
 
 #include <tally/detail/config.cuh>
+#include <tally/detail/copy_if/prefetch.cuh>
 #include <tally/detail/type_traits.cuh>
 
 #include <cstdint>
@@ -102,6 +103,17 @@ struct tile_compaction {
       const int local = local_index(j, tid);
       if (local < tile_n) items[j] = first[base + local];
     }
+  }
+
+  /// Asks L2 for `tile`'s items (from a raw pointer) and what the selector reads with
+  /// them; one thread calls it.
+  template <class It>
+  __device__ static TALLY_FORCEINLINE void prefetch_l2(It first, std::int64_t n, std::int64_t tile,
+                                                       const Select& select) {
+    const std::int64_t base = tile * tile_items;
+    const int tile_n = tile_size(n, tile);
+    if constexpr (std::is_pointer_v<It>) prefetch_l2_bytes(first + base, std::size_t(tile_n) * sizeof(V));
+    select.prefetch_l2(base, tile_n);
   }
 
   /// Selects among the loaded items of `tile` and scans the counts; returns the tile's
