@@ -117,7 +117,7 @@ __device__ TALLY_FORCEINLINE void stable_copy_if_body(It first, std::int64_t n, 
   // back) asks for the next ticket before the fresh tile's count and, once the count is
   // done, asks L2 for that tile: its reads are then in flight while the block stages,
   // publishes and looks back, where the block had none from the fresh tile's arrival to
-  // the next tile's loads (0.89-0.92x the time at 2^26..2^28 on the H200). With fewer
+  // the next tile's loads (0.88-0.91x the time at 2^26..2^28 on the H200). With fewer
   // tiles (2^22 items: 1.55 a block) it cost 4-5%: the ticket is taken after the count.
   const bool ahead_of_loads = !single && !by_index && tiles >= 2 * static_cast<std::int64_t>(gridDim.x);
   constexpr int asker = Threads > 32 ? 32 : 0;
