@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace tally_support {
@@ -93,6 +94,33 @@ double timed_loop(Call& call, int copies, cudaStream_t stream, long calls, long&
   return ev.elapsed_ms() * 1e3 / double(calls);
 }
 
+/// time_calls' warm-up and estimate: one pass over all copies (at least 10 calls; it also
+/// pays lazy module loading and first-touch costs), then a short loop to estimate the time
+/// per call; returns the calls per loop (>= min_calls_per_loop, >= min_loop_ms).
+template <class Call>
+long warm_up_calls(Call& call, int copies, cudaStream_t stream, const timing_options& options, long& next,
+                   event_pair& ev) {
+  if (copies < 1) throw std::invalid_argument("tally_support::time_calls: copies < 1");
+  if (options.loops < 1) throw std::invalid_argument("tally_support::time_calls: loops < 1");
+  for (long w = std::max(copies, 10); w > 0; --w, ++next) call(int(next % copies));
+  TALLY_SUPPORT_CHECK(cudaStreamSynchronize(stream));
+  TALLY_SUPPORT_CHECK(cudaGetLastError());
+  const double estimate_us = timed_loop(call, copies, stream, options.min_calls_per_loop, next, ev);
+  long calls = options.min_calls_per_loop;
+  if (estimate_us > 0) calls = std::max(calls, long(std::ceil(options.min_loop_ms * 1e3 / estimate_us)));
+  return std::min(calls, std::max(options.max_calls_per_loop, options.min_calls_per_loop));
+}
+
+/// The median, fastest and slowest of r.loop_us into r.
+inline void summarize_loops(timing_result& r) {
+  std::vector<double> sorted = r.loop_us;
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t m = sorted.size();
+  r.median_us = m % 2 ? sorted[m / 2] : 0.5 * (sorted[m / 2 - 1] + sorted[m / 2]);
+  r.min_us = sorted.front();
+  r.max_us = sorted.back();
+}
+
 }  // namespace detail
 
 /// Times `call(copy_index)`, which must enqueue one call on `stream` reading input copy
@@ -104,32 +132,35 @@ double timed_loop(Call& call, int copies, cudaStream_t stream, long calls, long&
 /// which sets the calls per loop (>= min_calls_per_loop, >= min_loop_ms).
 template <class Call>
 timing_result time_calls(Call&& call, int copies, cudaStream_t stream, const timing_options& options = {}) {
-  if (copies < 1) throw std::invalid_argument("tally_support::time_calls: copies < 1");
-  if (options.loops < 1) throw std::invalid_argument("tally_support::time_calls: loops < 1");
   detail::event_pair ev;
   long next = 0;
-
-  for (long w = std::max(copies, 10); w > 0; --w, ++next) call(int(next % copies));
-  TALLY_SUPPORT_CHECK(cudaStreamSynchronize(stream));
-  TALLY_SUPPORT_CHECK(cudaGetLastError());
-
-  const double estimate_us = detail::timed_loop(call, copies, stream, options.min_calls_per_loop, next, ev);
-  long calls = options.min_calls_per_loop;
-  if (estimate_us > 0) calls = std::max(calls, long(std::ceil(options.min_loop_ms * 1e3 / estimate_us)));
-  calls = std::min(calls, std::max(options.max_calls_per_loop, options.min_calls_per_loop));
-
   timing_result r;
-  r.calls_per_loop = calls;
+  r.calls_per_loop = detail::warm_up_calls(call, copies, stream, options, next, ev);
   for (int l = 0; l < options.loops; ++l)
-    r.loop_us.push_back(detail::timed_loop(call, copies, stream, calls, next, ev));
-
-  std::vector<double> sorted = r.loop_us;
-  std::sort(sorted.begin(), sorted.end());
-  const std::size_t m = sorted.size();
-  r.median_us = m % 2 ? sorted[m / 2] : 0.5 * (sorted[m / 2 - 1] + sorted[m / 2]);
-  r.min_us = sorted.front();
-  r.max_us = sorted.back();
+    r.loop_us.push_back(detail::timed_loop(call, copies, stream, r.calls_per_loop, next, ev));
+  detail::summarize_loops(r);
   return r;
+}
+
+/// Two implementations timed as time_calls times one, their loops interleaved (a, b, a,
+/// b, ...): a drift of the GPU's clocks or of its memory over the measurement moves both
+/// alike, so that their ratio holds where two separate time_calls drifted apart (top_k<2>
+/// against reduce moved by 0.1-0.2 between runs of bench_top_k). Returns {a's, b's}.
+template <class CallA, class CallB>
+std::pair<timing_result, timing_result> time_calls_interleaved(CallA&& a, CallB&& b, int copies, cudaStream_t stream,
+                                                               const timing_options& options = {}) {
+  detail::event_pair ev;
+  long next_a = 0, next_b = 0;
+  timing_result ra, rb;
+  ra.calls_per_loop = detail::warm_up_calls(a, copies, stream, options, next_a, ev);
+  rb.calls_per_loop = detail::warm_up_calls(b, copies, stream, options, next_b, ev);
+  for (int l = 0; l < options.loops; ++l) {
+    ra.loop_us.push_back(detail::timed_loop(a, copies, stream, ra.calls_per_loop, next_a, ev));
+    rb.loop_us.push_back(detail::timed_loop(b, copies, stream, rb.calls_per_loop, next_b, ev));
+  }
+  detail::summarize_loops(ra);
+  detail::summarize_loops(rb);
+  return {ra, rb};
 }
 
 // --- GPU time per call: calls queued behind a spin kernel --------------------------------
