@@ -26,12 +26,13 @@
 // same one (block_threshold) and no grid barrier waits for it; more, the grid draws them
 // into registers and finds it in three barriers (grid_threshold_words). One lean pass
 // (threshold_pass: 16-byte loads, a native compare of the item with the threshold's
-// value, one atomic a warp) writes those items to a buffer (with their packed keys, where
-// keys pack in 64 bits), and the select runs on the buffer; or, when they are at most
-// select_rank_capacity packed keys (rank_and_write: the grid ranks them) or 2048 wider
-// ones (block 0 sorts them), they are the output's candidates directly. Only when fewer
-// than k beat the threshold, or too many to keep, does the select start over on the input
-// (one read more).
+// value, one atomic a warp, or a block in its staged first round where every warp of
+// the grid appends at once: block_append_all) writes those items to a buffer (with
+// their packed keys, where keys pack in 64 bits), and the select runs on the buffer;
+// or, when they are at most select_rank_capacity packed keys (rank_and_write: the grid
+// ranks them) or 2048 wider ones (block 0 sorts them), they are the output's candidates
+// directly. Only when fewer than k beat the threshold, or too many to keep, does the
+// select start over on the input (one read more).
 //
 // Then the k chosen items are sorted by composite key (best first): one block sorts up to
 // select_sort_capacity of them (sort_keys.cuh: a bitonic network, mostly in registers,
