@@ -64,11 +64,19 @@ struct top2_merge {
   /// into words[1], so words[1] ends as the largest of every key but M: the second
   /// best. (Keys are distinct: each holds its index.) The order of the atomics does
   /// not matter, so the result is deterministic.
+  /// The block's second goes into words[1] beside its first's atomic, not after it, and
+  /// the loser follows only where it beats what that atomic found there (words[1] only
+  /// grows, so a loser no better than a value it held, or than the block's second, is
+  /// already below it for good): a block waits for one atomic's return, as a reduction
+  /// does, where it waited for two in a chain; the third is rare once the grid's best
+  /// two are known.
   __device__ static void atomic_fold(void* memory, const top2_keys& block) {
     auto* words = static_cast<unsigned long long*>(memory);
     const unsigned long long found = atomicMax(&words[0], block.first);
+    const unsigned long long held = atomicMax(&words[1], block.second);
     const unsigned long long loser = found < block.first ? found : block.first;
-    atomicMax(&words[1], loser > block.second ? loser : block.second);
+    const unsigned long long below = held > block.second ? held : block.second;
+    if (loser > below) atomicMax(&words[1], loser);
   }
   /// The slot's pair, read by the last block after every block's fold (its arrival at
   /// the grid counter orders them; backend/atomic/reduce.cuh).
