@@ -62,7 +62,8 @@
 /// compare, not the comparator's NaN checks. Other comparators compare (value, index)
 /// pairs. top_k<1> and top_k<2> on one-word keys are reductions instead (of a key, or of
 /// a (best, second) pair of keys) and run as reduce does: on the tuning table's backend
-/// and shape, on `atomic` with atomics per block (two 64-bit atomicMax for the pair).
+/// and shape, on `atomic` with atomics per block (two 64-bit atomicMax at once for the
+/// pair, rarely a third).
 
 #include <tally/functional.cuh>
 #include <tally/pieces.cuh>

@@ -5,8 +5,8 @@
 //
 // How a value is kept so that zero bits mean "nothing yet", by what the operator allows:
 // - own_fold: the operator brings a lock-free fold (`Op::atomic_fold(memory, value)` and
-//   `Op::atomic_read(memory)`, e.g. top_k<2>'s pair of keys: two 64-bit atomicMax instead
-//   of a 16-byte CAS loop);
+//   `Op::atomic_read(memory)`, e.g. top_k<2>'s pair of keys: 64-bit atomicMax, two at once
+//   and rarely a third, instead of a 16-byte CAS loop);
 // - integer_sum: the value's bits, added as a 32- or 64-bit unsigned integer (the low
 //   bits of a wider two's complement sum are the narrow sum);
 // - float_sum: the value itself (zero bits are +0.0), with native atomicAdd;

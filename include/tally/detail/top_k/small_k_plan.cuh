@@ -4,9 +4,10 @@
 // table's backend and shape, and on the atomic backend with one atomic per block —
 // the speed of a reduction, which is what a top-2 is. K = 1 folds keys with an unsigned
 // max (max_element's packed plan); K = 2 folds (best, second) pairs of keys, 16 bytes,
-// which the atomic backend folds with two 64-bit atomicMax (top2_merge::atomic_fold). All-zero keys mean "nothing yet":
-// no real key is 0 (candidates.cuh), so the identity is zero bits, as the atomic slot
-// wants. The last block's finish writes the indices and reads the values again.
+// which the atomic backend folds with two 64-bit atomicMax issued together, a third
+// where the first's loser needs it (top2_merge::atomic_fold). All-zero keys mean
+// "nothing yet": no real key is 0 (candidates.cuh), so the identity is zero bits, as the
+// atomic slot wants. The last block's finish writes the indices and reads the values again.
 
 #include <tally/detail/atomic/cas_loop.cuh>
 #include <tally/detail/top_k/candidates.cuh>
