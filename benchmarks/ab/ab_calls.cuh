@@ -165,6 +165,8 @@ const tally_ab::entry ab_table[] = {
     AB_AUTO("float_rowtop32_65536", row_top<65536, 32>),
     AB_AUTO("float_rowtop50_131072", row_top<131072, 50>),
     AB_AUTO("float_rowtop256_131072", row_top<131072, 256>),
+    AB_AUTO("float_rowtop50_512", row_top<512, 50>),
+    AB_AUTO("float_rowtop256_1024", row_top<1024, 256>),
     AB_AUTO("float_topk8", top_run<8>),
     AB_AUTO("float_topk64", top_run<64>),
     AB_AUTO("float_topk256", top_run<256>),

@@ -86,6 +86,9 @@ const case_info cases[] = {
     {"float_rowtop32_65536", item::f32, check::top_k, 32, 65536},
     {"float_rowtop50_131072", item::f32, check::top_k, 50, 131072},
     {"float_rowtop256_131072", item::f32, check::top_k, 256, 131072},
+    // Rows a block each, ranked and chosen in top_k_pieces_kernel (too short to stream).
+    {"float_rowtop50_512", item::f32, check::top_k, 50, 512},
+    {"float_rowtop256_1024", item::f32, check::top_k, 256, 1024},
     // top_k with a run-time k, flat (float_top32 is top_k<32>, on the same engine).
     {"float_topk8", item::f32, check::top_k, 8},
     {"float_topk64", item::f32, check::top_k, 64},
