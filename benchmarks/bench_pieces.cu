@@ -6,7 +6,8 @@
 // mean µs per call. float32 uniform in [0, 1).
 //
 // The columns are shapes, not sizes: the anchors' rows (1 x 131072, 64 x 131072,
-// 512 x 131072, 1024 x 65536, 16 x 2^24), 2^20 rows of 16 items, 2^16 CSR segments of
+// 512 x 131072, 1024 x 65536, 16 x 2^24), 2^20 rows of 16 items, vector search's 2^16
+// queries of 1024 candidates and 2^14 of 4096 (rows a warp each), 2^16 CSR segments of
 // random lengths (mean 512, int32 offsets), the same CSR with its middle segment 2^24
 // items long (skewed: balanced inside the launch?), and 1 x 2^28 (as fast as the flat
 // call?). The skewed CSR comes before 1 x 2^28: in the other order CUB's reference call
@@ -23,7 +24,7 @@
 // 1e-4 relative; argmax: the item at tally's index equals CUB's maximum and the index is
 // not after CUB's; an empty segment gives index 0, where CUB writes {1, lowest}); a wrong
 // result is reported as WRONG, never timed. top_k (k = 32, 50, 256; the shapes up to
-// 1024 x 65536, 2^20 x 16 and the CSR) has no CUB row (CCCL 3.5's DeviceBatchedTopK takes
+// 1024 x 65536, 2^20 x 16, 2^16 x 1024, 2^14 x 4096 and the CSR) has no CUB row (CCCL 3.5's DeviceBatchedTopK takes
 // segments of a small compile-time maximum size) and is checked against tally::host on
 // the same items, every entry; torch.topk: scripts/bench_pieces_torch.py.
 //
@@ -75,6 +76,7 @@ const shape shapes[] = {
     {"1x131072", 1, 131072, false},         {"64x131072", 64, 131072, false},
     {"512x131072", 512, 131072, false},     {"1024x65536", 1024, 65536, false},
     {"16x2^24", 16, 1 << 24, false},        {"2^20x16", 1 << 20, 16, false},
+    {"2^16x1024", 1 << 16, 1024, false},    {"2^14x4096", 1 << 14, 4096, false},
     {"CSR 2^16 (mean 512)", 1 << 16, 512, true}, {"CSR 2^16 + one 2^24", 1 << 16, 512, true, 1 << 24},
     {"1x2^28", 1, 1 << 28, false},
 };

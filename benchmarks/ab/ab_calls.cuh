@@ -167,6 +167,8 @@ const tally_ab::entry ab_table[] = {
     AB_AUTO("float_rowtop256_131072", row_top<131072, 256>),
     AB_AUTO("float_rowtop50_512", row_top<512, 50>),
     AB_AUTO("float_rowtop256_1024", row_top<1024, 256>),
+    AB_AUTO("float_rowtop50_4096", row_top<4096, 50>),
+    AB_AUTO("float_rowtop256_4096", row_top<4096, 256>),
     AB_AUTO("float_topk8", top_run<8>),
     AB_AUTO("float_topk64", top_run<64>),
     AB_AUTO("float_topk256", top_run<256>),
@@ -181,6 +183,8 @@ const tally_ab::entry ab_table[] = {
     AB_AUTO("float_topk1024_constant", top_run<1024>),
     AB_AUTO("float_rowtop50_131072_ascending", row_top<131072, 50>),
     AB_AUTO("float_rowtop50_131072_constant", row_top<131072, 50>),
+    AB_AUTO("float_rowtop50_512_ascending", row_top<512, 50>),
+    AB_AUTO("float_rowtop256_1024_ascending", row_top<1024, 256>),
 #endif
 #endif
 #ifdef AB_VARIANTS

@@ -86,9 +86,12 @@ const case_info cases[] = {
     {"float_rowtop32_65536", item::f32, check::top_k, 32, 65536},
     {"float_rowtop50_131072", item::f32, check::top_k, 50, 131072},
     {"float_rowtop256_131072", item::f32, check::top_k, 256, 131072},
-    // Rows a block each, ranked and chosen in top_k_pieces_kernel (too short to stream).
+    // Rows too short for a block to stream, a warp each (top_k_warp_stream_rows; before, a
+    // block each, ranked and chosen in top_k_pieces_kernel).
     {"float_rowtop50_512", item::f32, check::top_k, 50, 512},
     {"float_rowtop256_1024", item::f32, check::top_k, 256, 1024},
+    {"float_rowtop50_4096", item::f32, check::top_k, 50, 4096},
+    {"float_rowtop256_4096", item::f32, check::top_k, 256, 4096},
     // top_k with a run-time k, flat (float_top32 is top_k<32>, on the same engine).
     {"float_topk8", item::f32, check::top_k, 8},
     {"float_topk64", item::f32, check::top_k, 64},
@@ -105,6 +108,8 @@ const case_info cases[] = {
     {"float_topk1024_constant", item::f32, check::top_k, 1024, 0, tally_support::pattern::constant},
     {"float_rowtop50_131072_ascending", item::f32, check::top_k, 50, 131072, tally_support::pattern::sorted},
     {"float_rowtop50_131072_constant", item::f32, check::top_k, 50, 131072, tally_support::pattern::constant},
+    {"float_rowtop50_512_ascending", item::f32, check::top_k, 50, 512, tally_support::pattern::sorted},
+    {"float_rowtop256_1024_ascending", item::f32, check::top_k, 256, 1024, tally_support::pattern::sorted},
 };
 
 /// The rows of case c at n items (1 for a flat case).

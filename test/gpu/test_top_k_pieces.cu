@@ -125,6 +125,25 @@ TEST_CASE("top_k over rows: 4096 rows of 16, 1001 of 31, 1 row of 131072, half, 
   check_rows<__half>(3, 5000, 5000, {1, 64, 2048});
 }
 
+TEST_CASE("top_k over rows a warp each, streamed (257 to 4096 items, k at most 256, rows enough): every pattern") {
+  using top_k_pieces::check_rows;
+  int device = 0, sms = 0;
+  REQUIRE(cudaGetDevice(&device) == cudaSuccess);
+  REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess);
+  // Eight rows an SM and more stream a warp a row (pieces_top_k_warp_stream_rows_per_sm).
+  const long long rows = 8LL * sms + 3;
+  // k around the warp's 64 and 256 best (32 E words), a round of 128 items and the
+  // candidates' 256; k = 257 and 8-byte values take a block a row.
+  check_rows<float>(rows, 257, 257, {1, 2, 33, 63, 64, 65, 256});
+  check_rows<float>(rows, 512, 515, {1, 50, 128, 129, 200, 256});  // pitched
+  check_rows<int>(rows, 1000, 1000, {7, 33, 64, 129, 256});
+  check_rows<__half>(rows, 700, 700, {33, 256}, false);
+  check_rows<double>(rows, 300, 300, {33, 256}, false);
+  if (tt::sanitizing()) return;
+  check_rows<float>(rows, 4096, 4096, {1, 65, 256, 257});
+  check_rows<std::int8_t>(rows, 3000, 3000, {1, 33, 256});
+}
+
 TEST_CASE("top_k over rows split across blocks: calls of more and more rows on one stream, both ways") {
   // Rows too few to fill the GPU are split across blocks, which meet at a counter a row in
   // scratch that the kernel leaves at zero. A later call with more rows reads counters

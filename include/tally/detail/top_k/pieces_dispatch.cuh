@@ -37,7 +37,9 @@ void dispatch_top_k_pieces(const char* algorithm, const Policy& policy, const de
           "the kernel's shared memory does not fit this device");
     if (cacheable) granted[ctx.device].store(true);
   }
-  // Rows of at most pieces_top_k_warp_row items: a warp each. Rows too few to fill the
+  // Rows of at most pieces_top_k_warp_row items: a warp each, sorted; up to
+  // pieces_top_k_warp_stream_row (values of at most 4 bytes, k at most
+  // pieces_top_k_warp_stream_max_k), rows enough: a warp each, streamed. Rows too few to fill the
   // GPU's block slots (two blocks of 512 an SM) are split: up to the slots, chunks of at
   // least pieces_top_k_min_chunk items, and the chunks' lists (chunks * k entries)
   // fitting the last block's buffer. Segments: a block each.
@@ -45,7 +47,10 @@ void dispatch_top_k_pieces(const char* algorithm, const Policy& policy, const de
   bool warp_rows = false;
   [[maybe_unused]] bool streams = false;
   if constexpr (std::is_same_v<Pieces, rows_t>) {
-    warp_rows = pieces.row_length <= pieces_top_k_warp_row;
+    warp_rows = pieces.row_length <= pieces_top_k_warp_row ||
+                (sizeof(V) <= 4 && pieces.row_length <= pieces_top_k_warp_stream_row &&
+                 k <= pieces_top_k_warp_stream_max_k &&
+                 pieces.num_rows >= pieces_top_k_warp_stream_rows_per_sm * std::int64_t(ctx.sm_count));
     const std::int64_t slots = 2 * std::int64_t(ctx.sm_count);
     if (pieces.num_rows > 0 && pieces.num_rows < slots) {
       chunks = slots / pieces.num_rows;

@@ -88,6 +88,20 @@ inline constexpr std::int64_t pieces_top_k_window = std::int64_t(1) << 17;
 /// The longest rows a warp ranks alone (in registers, no barrier), a block's warps each a
 /// row: a block of 512 threads a row of 16 items spent its time in barriers.
 inline constexpr std::int64_t pieces_top_k_warp_row = 256;
+/// The longest rows a warp streams alone (top_k_warp_stream_rows, values of at most 4
+/// bytes, k at most pieces_top_k_warp_stream_max_k), a block's warps each a row.
+inline constexpr std::int64_t pieces_top_k_warp_stream_row = 4096;
+inline constexpr std::int64_t pieces_top_k_warp_stream_max_k = 256;
+/// The fewest rows, per SM, that stream a warp a row: a warp takes a row alone, for longer
+/// than a block does, and fewer rows left the GPU idle (H200, back to back, the time a warp
+/// a row took / a block a row: 128 rows of 512 at k = 50 2.11, 512 of them 1.00, 2048 0.32;
+/// 256 rows of 1024 at k = 256 3.75, 1024 of them 1.08, 4096 0.56; 256 rows of 4096 at
+/// k = 50 2.38, 1024 of them 0.76; docs/performance.md#medium-rows-warp-streams).
+inline constexpr std::int64_t pieces_top_k_warp_stream_rows_per_sm = 8;
+/// A streaming warp's words of shared memory: its best so far and its candidates, 256
+/// each (the kernel's dynamic area over 16 warps).
+inline constexpr int pieces_top_k_warp_stream_slice = 512;
+static_assert(pieces_top_k_warp_stream_max_k < pieces_top_k_warp_row + 1, "k is below a streamed row's length");
 /// Rows of at most 32 items a warp ranks at once (their loads in flight together).
 inline constexpr int pieces_top_k_rows_at_once = 4;
 /// The fewest items of a row's chunk when rows are split across blocks: below it a
@@ -812,6 +826,9 @@ constexpr std::size_t pieces_top_k_shared_bytes() {
   return pieces_top_k_capacity * sizeof(piece_word_t<V>) + pieces_top_k_max_k * sizeof(piece_word_t<V>) +
          pieces_top_k_max_k * sizeof(std::int64_t);
 }
+static_assert(pieces_top_k_threads / 32 * pieces_top_k_warp_stream_slice * sizeof(unsigned long long) <=
+                  pieces_top_k_shared_bytes<float>(),
+              "the streaming warps' slices fit the dynamic area of 4-byte values");
 
 /// Rows of at most 32 items: a warp ranks pieces_top_k_rows_at_once rows at a time, an
 /// item a lane, all in registers (their loads in flight together; a row's sort is a
@@ -897,6 +914,109 @@ __device__ void top_k_warp_rows(const P& p, W* buffer, W* chosen) {
       }
     }
     __syncwarp();  // the next row reuses the slices
+  }
+}
+
+/// Rows of pieces_top_k_warp_row + 1 to pieces_top_k_warp_stream_row items, values of at
+/// most 4 bytes, k <= 32 E: a warp a row, which reads it once. The warp keeps its best
+/// 32 E words so far sorted in its slice of shared memory; an item gets into the slice's
+/// other half only if its word beats the k-th best of those (the threshold t: 0, every
+/// item, until there are k). When that half may not hold another round's items, its words
+/// are sorted 32 E at a time in registers and merged into the best (the better of best
+/// word i and the group's word 32 E - 1 - i, a bitonic sequence, then half-cleaners).
+/// Uniform data lets few in once the first 32 E are held (about k ln(L / 32 E) more);
+/// data in order (ascending) lets every item in, and the row is sorted a group at a time.
+/// The best stay in shared memory between merges: held in registers beside the group
+/// (E = 8, 32 registers of words), the function spilled 580 bytes (sm_90). Not inlined:
+/// inlined, the kernel's other paths spilled 328 bytes instead of 88. A block a row
+/// (samples, a radix select over the buffer, a sort of the chosen: about 6 µs on the
+/// H200) held 264 rows at a time over the GPU, and rows of 512 at k = 50 ran at 2% of the
+/// DRAM's rate (docs/performance.md#medium-rows-warp-streams). `words`: the kernel's
+/// dynamic shared memory, pieces_top_k_warp_stream_slice words a warp.
+template <int E, class It, class ValueOut, class IndexOut>
+__device__ __noinline__ void top_k_warp_stream_rows(It first, rows_t rows, int k, bool largest, ValueOut values,
+                                                    IndexOut indices, unsigned long long* words) {
+  using W = unsigned long long;
+  using V = iter_value_t<It>;
+  const struct {
+    bool largest;
+  } order{largest};  // what piece_word_of reads of the kernel's parameters
+  constexpr int unroll = 4;  // a lane's loads in flight: a round is 32 unroll items
+  constexpr int room = pieces_top_k_warp_stream_slice / 2;  // the candidates' half
+  static_assert(room >= 2 * 32 * unroll && room >= 32 * E, "the half holds two rounds, and the best");
+  const int lane = static_cast<int>(threadIdx.x & 31), warp = static_cast<int>(threadIdx.x >> 5);
+  const unsigned int below = (1u << lane) - 1u;
+  W* slice = words + warp * pieces_top_k_warp_stream_slice;
+  W* best = slice + room;  // word 32 j + lane: best[32 j + lane], sorted best first
+  const std::int64_t warps_per_block = blockDim.x / 32;
+  const std::int64_t warps = std::int64_t(gridDim.x) * warps_per_block;
+  for (std::int64_t s = blockIdx.x * warps_per_block + warp; s < rows.count(); s += warps) {
+    const int length = static_cast<int>(rows.length(s));
+    const auto piece = first + rows.begin(s);
+#pragma unroll
+    for (int j = 0; j < E; ++j) best[32 * j + lane] = select_worst(W{});
+    W t = 0;
+    int count = 0;  // words in the slice (the same in every lane)
+    // The slice's words into the best, 32 E at a time, t from the new best each time.
+    auto merge_slice = [&] {
+      __syncwarp();  // the lanes' appends
+      for (int g = 0; g < count; g += 32 * E) {
+        W c[E];
+        bool any = false;
+#pragma unroll
+        for (int j = 0; j < E; ++j) {
+          const int i = g + 32 * j + lane;
+          c[j] = i < count && slice[i] > t ? slice[i] : select_worst(W{});
+          any |= c[j] != select_worst(W{});
+        }
+        if (!__any_sync(0xffffffffu, any)) continue;  // t rose past the whole group
+        warp_sort_registers(c);
+        W b[E];
+#pragma unroll
+        for (int j = 0; j < E; ++j) {
+          const W other = shfl_xor_word(c[E - 1 - j], 31);  // the group reversed
+          const W mine = best[32 * j + lane];
+          b[j] = select_better(other, mine) ? other : mine;
+        }
+        warp_merge_registers(b);
+        W kth = b[0];
+#pragma unroll
+        for (int j = 0; j < E; ++j) {
+          best[32 * j + lane] = b[j];
+          if (j == (k - 1) / 32) kth = b[j];
+        }
+        t = __shfl_sync(0xffffffffu, kth, (k - 1) & 31);  // 0 until the best hold k
+      }
+      __syncwarp();  // read before the next round's appends
+      count = 0;
+    };
+    for (int base = 0; base < length; base += 32 * unroll) {
+      V item[unroll];
+#pragma unroll
+      for (int u = 0; u < unroll; ++u) {
+        const int i = base + 32 * u + lane;
+        if (i < length) item[u] = piece[i];
+      }
+#pragma unroll
+      for (int u = 0; u < unroll; ++u) {
+        const int i = base + 32 * u + lane;
+        const W w = i < length ? piece_word_of<W>(order, item[u], static_cast<std::uint32_t>(i)) : select_worst(W{});
+        // Words are distinct and t is one of the best's (or 0, which no word is).
+        const bool in = w > t;
+        const unsigned int mask = __ballot_sync(0xffffffffu, in);
+        if (in) slice[count + __popc(mask & below)] = w;
+        count += __popc(mask);
+      }
+      if (count > room - 32 * unroll) merge_slice();
+    }
+    if (count > 0) merge_slice();
+    const std::int64_t out = s * k;
+    for (int i = lane; i < k; i += 32) {
+      const std::uint32_t index = piece_word_position(best[i]);
+      values[out + i] = static_cast<V>(piece[index]);
+      indices[out + i] = static_cast<std::int64_t>(index);
+    }
+    __syncwarp();  // the next row clears the best
   }
 }
 
@@ -1346,8 +1466,18 @@ __global__ __launch_bounds__(pieces_top_k_threads, 2) void top_k_pieces_kernel(
   __shared__ pieces_top_k_shared<W> sh;
   wait_for_prior_grids();
   if (p.warp_rows) {
-    if (p.pieces.length(0) <= 32) top_k_short_rows<W>(p);  // rows: every row is as long
-    else top_k_warp_rows(p, buffer, chosen);
+    const std::int64_t length = p.pieces.length(0);  // rows: every row is as long
+    if (length <= 32) {
+      top_k_short_rows<W>(p);
+    } else if (length <= pieces_top_k_warp_row) {
+      top_k_warp_rows(p, buffer, chosen);
+    } else if constexpr (std::is_same_v<Pieces, rows_t> && std::is_same_v<W, unsigned long long>) {
+      // Its parameters by value: a reference to the kernel's made a copy of them all in
+      // local memory, and the other paths spilled more.
+      const int k = static_cast<int>(p.k);  // buffer, chosen, run_index: one area
+      if (k <= 64) top_k_warp_stream_rows<2>(p.first, p.pieces, k, p.largest, p.values, p.indices, buffer);
+      else top_k_warp_stream_rows<8>(p.first, p.pieces, k, p.largest, p.values, p.indices, buffer);
+    }
     return;
   }
   const std::int64_t blocks = p.pieces.count() * p.chunks;
