@@ -47,8 +47,7 @@ endfunction()
 # then ON) compiles their device code to PTX only ("90-virtual"): every template is
 # still instantiated and compiled by cicc, and on a GPU the driver would JIT-compile the
 # PTX at the first launch (slowly: reconfigure with CUDAARCHS set for a build that runs).
-# The examples too (they cannot run there either); the tool gets optimized PTX (OPTIMIZED
-# below). Everything of a build with a GPU or chosen architectures gets the GPU's code as
+# The examples and the tool too (they cannot run there either). Everything of a build with a GPU or chosen architectures gets the GPU's code as
 # before: there ptxas sees every kernel of the library (CI: scripts/ci-compat.sh's archs
 # step, the examples for sm_80, sm_89 and sm_100; the GPU machine: sm_90, every target).
 # For the same reason their PTX is not optimized (`-Xcicc -O0`): NVVM's optimizer was 115
@@ -66,7 +65,7 @@ function(tally_gpu_targets_as_ptx out)
     set(default ON)
   endif()
   option(TALLY_GPU_TARGETS_AS_PTX
-         "GPU tests, benchmarks and examples as unoptimized PTX only, host code at -O0, the tool as PTX (default: ON where the configure found no GPU and no architectures were chosen)"
+         "GPU tests, benchmarks, examples and the tool as unoptimized PTX only, host code at -O0 (default: ON where the configure found no GPU and no architectures were chosen)"
          ${default})
   set(${out} ${TALLY_GPU_TARGETS_AS_PTX} PARENT_SCOPE)
 endfunction()
@@ -84,12 +83,10 @@ macro(tally_host_level_without_gpu level)
   endif()
 endmacro()
 
-# tally_ptx_without_gpu([OPTIMIZED] targets...): the targets as above; OPTIMIZED (the
-# tool): PTX only, still optimized, so that it runs at full speed where the driver
-# JIT-compiles it (ptxas was 27 of checks_top_k_types.cu's 91 s on the CI machine; cicc 30,
-# gcc 26).
+# tally_ptx_without_gpu(targets...): the targets as above (the tool's ptxas was 27 of
+# checks_top_k_types.cu's 91 s on the CI machine, cicc 30, gcc 26; its PTX was optimized
+# until 2026-12-01).
 function(tally_ptx_without_gpu)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "OPTIMIZED" "" "")
   tally_gpu_targets_as_ptx(as_ptx)
   if(NOT as_ptx)
     return()
@@ -100,10 +97,8 @@ function(tally_ptx_without_gpu)
     list(APPEND virtual "${arch}-virtual")
   endforeach()
   list(REMOVE_DUPLICATES virtual)
-  foreach(target IN LISTS arg_UNPARSED_ARGUMENTS)
+  foreach(target IN LISTS ARGN)
     set_property(TARGET ${target} PROPERTY CUDA_ARCHITECTURES ${virtual})
-    if(NOT arg_OPTIMIZED)
-      target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-Xcicc -O0>")
-    endif()
+    target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-Xcicc -O0>")
   endforeach()
 endfunction()
